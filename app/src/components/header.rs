@@ -1,0 +1,61 @@
+//! The top bar: user@domain, project switcher, roles, sign-out.
+
+use leptos::prelude::*;
+
+use crate::model::SessionInfo;
+use crate::server_fns::{list_projects, Logout, SwitchProject};
+
+/// Header for signed-in pages. The switcher and sign-out are plain forms, so they work
+/// without JavaScript too.
+#[component]
+pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl IntoView {
+    let logout = ServerAction::<Logout>::new();
+    let projects = Resource::new(|| (), |_| list_projects());
+    let current = info.project_id.clone();
+    let roles = if info.roles.is_empty() {
+        "no roles".to_string()
+    } else {
+        info.roles.join(", ")
+    };
+    view! {
+        <header class="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+            <div class="mx-auto flex max-w-5xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+                <a href="/" class="font-semibold text-sky-800 dark:text-sky-300">"Mission Control"</a>
+                <ActionForm action=switch attr:class="flex items-center gap-2" attr:aria-label="Switch project">
+                    <label for="project-switch" class="text-sm text-slate-600 dark:text-slate-400">"Project"</label>
+                    <select id="project-switch" name="project_id"
+                        class="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-800">
+                        <Transition fallback=move || view! { <option selected>{info.project_name.clone()}</option> }>
+                            {move || {
+                                let current = current.clone();
+                                Suspend::new(async move {
+                                    projects.await.unwrap_or_default().into_iter().map(|p| {
+                                        let selected = p.id == current;
+                                        view! { <option value=p.id selected=selected>{p.name}</option> }
+                                    }).collect_view()
+                                })
+                            }}
+                        </Transition>
+                    </select>
+                    <button type="submit" class="rounded-md border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-800">
+                        "Switch"
+                    </button>
+                </ActionForm>
+                <p role="status" aria-live="polite" class="text-sm text-red-700 dark:text-red-400">
+                    {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
+                </p>
+                <div class="ml-auto flex items-center gap-4 text-sm">
+                    <span>
+                        <span id="whoami" class="font-medium">{info.user_name.clone()} "@" {info.user_domain.clone()}</span>
+                        <span id="roles" class="ml-2 text-slate-600 dark:text-slate-400">{roles}</span>
+                    </span>
+                    <ActionForm action=logout attr:aria-label="Sign out">
+                        <button type="submit" class="rounded-md bg-slate-800 px-3 py-1 text-white hover:bg-slate-700 dark:bg-slate-700 dark:hover:bg-slate-600">
+                            "Sign out"
+                        </button>
+                    </ActionForm>
+                </div>
+            </div>
+        </header>
+    }
+}

@@ -1,0 +1,3 @@
+//! Reusable pieces of the UI.
+
+pub mod header;

@@ -1,0 +1,138 @@
+//! The one error type of every server function, with the sentence a person reads.
+
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+/// What a server function can fail with. `Display` is the message shown in the UI; none
+/// of the variants ever carries a token or password.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    /// No session: the user has to sign in.
+    #[error("Please sign in.")]
+    NotSignedIn,
+    /// The session or its Keystone token expired or was revoked.
+    #[error("Your session has ended (expired or revoked). Please sign in again.")]
+    SessionExpired,
+    /// Keystone rejected the user name / password / domain / project combination.
+    #[error("Invalid user name or password")]
+    InvalidCredentials,
+    /// Too many failed sign-ins for this client or user name.
+    #[error("Too many failed sign-in attempts. Try again in {retry_after_secs} seconds.")]
+    RateLimited {
+        /// Seconds until the next attempt is allowed.
+        retry_after_secs: u64,
+    },
+    /// Keystone cannot be reached or answers with a server error.
+    #[error("The identity service (Keystone) cannot be reached right now. Please try again in a moment.")]
+    KeystoneUnavailable,
+    /// The user may not do this.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request itself is malformed; the message says what is wrong.
+    #[error("{0}")]
+    BadInput(String),
+    /// An unexpected fault on the server; details are in the server log only.
+    #[error("Something went wrong on our side. Please try again.")]
+    Internal,
+    /// The browser could not reach the Mission Control server.
+    #[error("Could not reach the Mission Control server. Check your connection and try again.")]
+    Transport,
+}
+
+impl AppError {
+    /// A stable code for URLs (the no-JavaScript path carries errors in the query string).
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::NotSignedIn => "not_signed_in",
+            AppError::SessionExpired => "session_expired",
+            AppError::InvalidCredentials => "invalid_credentials",
+            AppError::RateLimited { .. } => "rate_limited",
+            AppError::KeystoneUnavailable => "keystone_unavailable",
+            AppError::Forbidden(_) => "forbidden",
+            AppError::BadInput(_) => "bad_input",
+            AppError::Internal => "internal",
+            AppError::Transport => "transport",
+        }
+    }
+
+    /// The message for a code from [`AppError::code`]; unknown codes give `None`, so a
+    /// crafted URL cannot put arbitrary text on the page.
+    pub fn message_for_code(code: &str) -> Option<&'static str> {
+        Some(match code {
+            "not_signed_in" => "Please sign in.",
+            "session_expired" => "Your session has ended (expired or revoked). Please sign in again.",
+            "invalid_credentials" => "Invalid user name or password",
+            "rate_limited" => "Too many failed sign-in attempts. Wait a few minutes and try again.",
+            "keystone_unavailable" => {
+                "The identity service (Keystone) cannot be reached right now. Please try again in a moment."
+            }
+            "bad_input" => "Please fill in every field.",
+            "internal" => "Something went wrong on our side. Please try again.",
+            "signed_out" => "You have signed out.",
+            _ => return None,
+        })
+    }
+
+    /// The HTTP status the server answers with for this error.
+    pub fn status(&self) -> u16 {
+        match self {
+            AppError::NotSignedIn | AppError::SessionExpired | AppError::InvalidCredentials => 401,
+            AppError::RateLimited { .. } => 429,
+            AppError::KeystoneUnavailable => 503,
+            AppError::Forbidden(_) => 403,
+            AppError::BadInput(_) => 400,
+            AppError::Internal | AppError::Transport => 500,
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        match value {
+            ServerFnErrorErr::Request(_) => AppError::Transport,
+            ServerFnErrorErr::Args(m) => {
+                AppError::BadInput(format!("The form data is invalid: {m}"))
+            }
+            ServerFnErrorErr::MissingArg(m) => AppError::BadInput(format!("Missing field: {m}")),
+            _ => AppError::Internal,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_maps_back_to_its_message() {
+        for e in [
+            AppError::SessionExpired,
+            AppError::InvalidCredentials,
+            AppError::KeystoneUnavailable,
+            AppError::NotSignedIn,
+            AppError::Internal,
+        ] {
+            assert_eq!(
+                AppError::message_for_code(e.code()),
+                Some(e.to_string().as_str())
+            );
+        }
+        assert_eq!(AppError::message_for_code("<script>"), None);
+    }
+
+    #[test]
+    fn statuses_follow_http_semantics() {
+        assert_eq!(AppError::InvalidCredentials.status(), 401);
+        assert_eq!(AppError::KeystoneUnavailable.status(), 503);
+        assert_eq!(
+            AppError::RateLimited {
+                retry_after_secs: 3
+            }
+            .status(),
+            429
+        );
+    }
+}

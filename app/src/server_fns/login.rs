@@ -1,0 +1,147 @@
+//! Sign in: password auth scoped to a project, then a fresh session.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+
+/// Signs in with Keystone (`POST /v3/auth/tokens`, project scope) and starts a session with a
+/// new id. An empty domain means `Default`. On success redirects to the dashboard; a plain
+/// form post that fails goes back to the login page with the fields (not the password) kept.
+#[server(endpoint = "login")]
+pub async fn login(
+    user_name: String,
+    password: String,
+    user_domain: String,
+    project: String,
+) -> Result<(), AppError> {
+    use self::ssr::*;
+    let plain_form = crate::ssr::is_plain_form_post();
+    match sign_in(&user_name, &password, &user_domain, &project).await {
+        Ok(()) => {
+            leptos_axum::redirect("/");
+            Ok(())
+        }
+        // Without JavaScript the answer is a redirect (302), so no error status is set.
+        Err(err) if plain_form => {
+            let query = [
+                ("error", err.code()),
+                ("user", user_name.trim()),
+                ("domain", user_domain.trim()),
+                ("project", project.trim()),
+            ];
+            leptos_axum::redirect(&format!("/login?{}", encode_query(&query)));
+            Err(err)
+        }
+        Err(err) => Err(crate::ssr::fail(err)),
+    }
+}
+
+#[cfg(feature = "ssr")]
+mod ssr {
+    use std::time::Instant;
+
+    use crate::error::AppError;
+    use crate::ssr::auth::{end, session, store_error, AuthRecord, AUTH_KEY};
+    use crate::ssr::{client_addr, state};
+
+    /// Checks the limiter, asks Keystone, and writes the session.
+    pub async fn sign_in(
+        user_name: &str,
+        password: &str,
+        user_domain: &str,
+        project: &str,
+    ) -> Result<(), AppError> {
+        let (user_name, user_domain, project) =
+            (user_name.trim(), user_domain.trim(), project.trim());
+        let user_domain = if user_domain.is_empty() {
+            "Default"
+        } else {
+            user_domain
+        };
+        if user_name.is_empty() || password.is_empty() || project.is_empty() {
+            return Err(AppError::BadInput(
+                "Please fill in user name, password and project.".into(),
+            ));
+        }
+        let st = state();
+        let client = client_addr();
+        let user_key = format!("{user_domain}/{user_name}");
+        if let Err(secs) = st.limiter.check(&client, &user_key, Instant::now()) {
+            tracing::warn!(client, user = user_key, "sign-in rate limited");
+            return Err(AppError::RateLimited {
+                retry_after_secs: secs,
+            });
+        }
+        let auth = keystone::PasswordAuth {
+            user_name,
+            password,
+            user_domain,
+            project: keystone::ProjectRef::Name {
+                name: project,
+                domain: user_domain,
+            },
+        };
+        let token = match st.keystone.password_auth(&auth).await {
+            Ok(t) => t,
+            Err(keystone::Error::Unauthorized) => {
+                st.limiter
+                    .record_failure(&client, &user_key, Instant::now());
+                tracing::info!(client, user = user_key, "sign-in rejected by Keystone");
+                return Err(AppError::InvalidCredentials);
+            }
+            Err(e) if e.is_unavailable() => {
+                tracing::warn!(error = %e, "Keystone unavailable during sign-in");
+                return Err(AppError::KeystoneUnavailable);
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "unexpected Keystone answer during sign-in");
+                return Err(AppError::Internal);
+            }
+        };
+        let record = AuthRecord::from_token(token, st.session_max_lifetime)?;
+        let session = session().await?;
+        // A new id on every sign-in: a session id planted before login is worthless after it.
+        session.cycle_id().await.map_err(store_error)?;
+        if let Err(e) = session.insert(AUTH_KEY, &record).await {
+            end(&session).await;
+            return Err(store_error(e));
+        }
+        tracing::info!(
+            client,
+            user = user_key,
+            project = record.project_id,
+            "signed in"
+        );
+        Ok(())
+    }
+
+    /// `application/x-www-form-urlencoded` encoding of a few pairs.
+    pub fn encode_query(pairs: &[(&str, &str)]) -> String {
+        let enc = |s: &str| {
+            s.bytes()
+                .map(|b| match b {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                        (b as char).to_string()
+                    }
+                    _ => format!("%{b:02X}"),
+                })
+                .collect::<String>()
+        };
+        pairs
+            .iter()
+            .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn query_values_are_percent_encoded() {
+            assert_eq!(
+                super::encode_query(&[("user", "a b&c"), ("domain", "dé")]),
+                "user=a%20b%26c&domain=d%C3%A9"
+            );
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The auth record kept in the server-side session, and the check every page and server
+//! function makes: signed in, not past the absolute expiry, token still accepted.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use tower_sessions::Session;
+
+use crate::error::AppError;
+use crate::model::SessionInfo;
+use crate::ssr::{keystone_error, AppState};
+
+/// Session key of the [`AuthRecord`].
+pub const AUTH_KEY: &str = "auth";
+
+/// What the session knows about the signed-in user. Stored server-side only.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AuthRecord {
+    /// The project-scoped Keystone token (redacted in `Debug`).
+    pub token: keystone::TokenSecret,
+    /// The password token this one was rescoped from, if any: revoking it at sign-out
+    /// revokes the whole chain (Keystone revokes rescoped children with their parent).
+    #[serde(default)]
+    pub root_token: Option<keystone::TokenSecret>,
+    /// Keystone user id.
+    pub user_id: String,
+    /// Keystone user name.
+    pub user_name: String,
+    /// Name of the user's domain.
+    pub user_domain: String,
+    /// Scoped project id.
+    pub project_id: String,
+    /// Scoped project name.
+    pub project_name: String,
+    /// Roles on the project.
+    pub roles: Vec<String>,
+    /// The session ends at this time at the latest (token expiry or max lifetime).
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+    /// Last time Keystone confirmed the token.
+    #[serde(with = "time::serde::rfc3339")]
+    pub checked_at: OffsetDateTime,
+}
+
+impl AuthRecord {
+    /// Builds the record for a fresh project-scoped token; `max_lifetime` caps the expiry.
+    pub fn from_token(token: keystone::Token, max_lifetime: Duration) -> Result<Self, AppError> {
+        let now = OffsetDateTime::now_utc();
+        let cap = now + max_lifetime;
+        let project = token.project.ok_or_else(|| {
+            AppError::BadInput("Keystone returned a token without a project scope.".into())
+        })?;
+        Ok(Self {
+            token: token.secret,
+            root_token: None,
+            user_id: token.user.id,
+            user_name: token.user.name,
+            user_domain: token.user_domain.name,
+            project_id: project.id,
+            project_name: project.name,
+            roles: token.roles,
+            expires_at: token.expires_at.min(cap),
+            checked_at: now,
+        })
+    }
+
+    /// What the UI may see of this record (no token).
+    pub fn info(&self) -> SessionInfo {
+        SessionInfo {
+            user_name: self.user_name.clone(),
+            user_domain: self.user_domain.clone(),
+            project_id: self.project_id.clone(),
+            project_name: self.project_name.clone(),
+            roles: self.roles.clone(),
+            expires_at: self
+                .expires_at
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The request's session (inserted by the tower-sessions layer).
+pub async fn session() -> Result<Session, AppError> {
+    leptos_axum::extract::<Session>().await.map_err(|e| {
+        tracing::error!(error = %e, "no session layer on this request");
+        AppError::Internal
+    })
+}
+
+/// The signed-in user's record, or `None` when nobody is signed in. Ends the session (and
+/// answers [`AppError::SessionExpired`]) when it is past its expiry or Keystone no longer
+/// accepts the token; re-checks with Keystone at most every `revalidate_after`.
+/// (`st` is passed in: Leptos context is not reachable after an `.await` during SSR.)
+pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthRecord>, AppError> {
+    let Some(mut rec) = session
+        .get::<AuthRecord>(AUTH_KEY)
+        .await
+        .map_err(store_error)?
+    else {
+        return Ok(None);
+    };
+    let now = OffsetDateTime::now_utc();
+    if now >= rec.expires_at {
+        end(session).await;
+        return Err(AppError::SessionExpired);
+    }
+    if now - rec.checked_at >= st.revalidate_after {
+        match st.keystone.validate(&rec.token, &rec.token).await {
+            Ok(_) => {
+                rec.checked_at = now;
+                session.insert(AUTH_KEY, &rec).await.map_err(store_error)?;
+            }
+            Err(e) => {
+                let err = keystone_error(e);
+                if err == AppError::SessionExpired {
+                    end(session).await;
+                }
+                return Err(err);
+            }
+        }
+    }
+    Ok(Some(rec))
+}
+
+/// Like [`current`], but a missing session is [`AppError::NotSignedIn`].
+pub async fn require(session: &Session, st: &AppState) -> Result<AuthRecord, AppError> {
+    current(session, st).await?.ok_or(AppError::NotSignedIn)
+}
+
+/// Deletes the session from the store and clears the cookie.
+pub async fn end(session: &Session) {
+    if let Err(e) = session.flush().await {
+        tracing::warn!(error = %e, "could not delete session");
+    }
+}
+
+/// Logs a session-store fault without its details reaching the user.
+pub fn store_error(e: tower_sessions::session::Error) -> AppError {
+    tracing::error!(error = %e, "session store error");
+    AppError::Internal
+}

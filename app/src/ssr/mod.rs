@@ -1,0 +1,82 @@
+//! Server-only plumbing for the server functions: shared state, the session's auth record
+//! and the sign-in rate limiter. Never compiled into the WASM module.
+
+pub mod auth;
+mod limiter;
+
+pub use auth::{AuthRecord, AUTH_KEY};
+pub use limiter::{LoginLimiter, RateLimits};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::{expect_context, use_context};
+use leptos_axum::ResponseOptions;
+
+use crate::error::AppError;
+
+/// State shared by every server function (provided as Leptos context by the server).
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// Client for the configured Keystone v3 endpoint.
+    pub keystone: keystone::Client,
+    /// Sign-in failure limiter, per client address and per user name.
+    pub limiter: Arc<LoginLimiter>,
+    /// Upper bound of a session's life, whatever the token's expiry.
+    pub session_max_lifetime: Duration,
+    /// How long a token validated with Keystone is trusted before it is checked again.
+    pub revalidate_after: Duration,
+}
+
+/// The [`AppState`] of the running server.
+pub fn state() -> AppState {
+    expect_context::<AppState>()
+}
+
+/// Records `err`'s HTTP status (and `Retry-After`) on the response and returns it, so a
+/// server function can end with `Err(fail(e))`.
+pub fn fail(err: AppError) -> AppError {
+    if let Some(res) = use_context::<ResponseOptions>() {
+        if let Ok(status) = http::StatusCode::from_u16(err.status()) {
+            res.set_status(status);
+        }
+        if let AppError::RateLimited { retry_after_secs } = &err {
+            if let Ok(v) = http::HeaderValue::from_str(&retry_after_secs.to_string()) {
+                res.insert_header(http::header::RETRY_AFTER, v);
+            }
+        }
+    }
+    err
+}
+
+/// True when the current request is a plain HTML form post (no JavaScript).
+pub fn is_plain_form_post() -> bool {
+    use_context::<http::request::Parts>()
+        .and_then(|p| p.headers.get(http::header::ACCEPT).cloned())
+        .and_then(|v| v.to_str().map(|s| s.contains("text/html")).ok())
+        .unwrap_or(false)
+}
+
+/// The client's address as seen by the server (from axum's `ConnectInfo`), or "unknown".
+pub fn client_addr() -> String {
+    use_context::<http::request::Parts>()
+        .and_then(|p| {
+            p.extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Maps a Keystone error met while acting for a signed-in user.
+pub fn keystone_error(err: keystone::Error) -> AppError {
+    match err {
+        keystone::Error::Unauthorized | keystone::Error::NotFound => AppError::SessionExpired,
+        keystone::Error::Forbidden(m) => AppError::Forbidden(format!("Keystone refused: {m}")),
+        e if e.is_unavailable() => AppError::KeystoneUnavailable,
+        e => {
+            tracing::error!(error = %e, "unexpected Keystone answer");
+            AppError::Internal
+        }
+    }
+}

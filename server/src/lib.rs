@@ -1,0 +1,216 @@
+//! Mission Control's server: builds the axum app (SSR, server functions, sessions, CSRF
+//! guard, health) from a [`Config`] and serves it.
+
+pub mod access_log;
+pub mod config;
+pub mod csrf;
+pub mod health;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use app::app::{shell, App};
+use app::ssr::{AppState, LoginLimiter, RateLimits};
+use axum::{
+    body::Body,
+    extract::{FromRef, State},
+    http::{header, HeaderValue, Request},
+    response::IntoResponse,
+    routing::get,
+    Router,
+};
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_sessions::{
+    cookie::SameSite, session_store::ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore,
+};
+
+pub use config::{Config, SessionStoreKind};
+use health::KeystoneHealth;
+
+/// Axum state: Leptos options for rendering and the server functions' state.
+#[derive(Clone, FromRef)]
+pub struct ServerState {
+    /// Leptos site options.
+    pub leptos: LeptosOptions,
+    /// Shared state for server functions.
+    pub app: AppState,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The Keystone URL is unusable.
+    #[error("keystone_url: {0}")]
+    Keystone(#[from] keystone::Error),
+    /// The session database could not be opened.
+    #[error("session store: {0}")]
+    Store(String),
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A running server.
+pub struct Running {
+    /// The address it listens on (useful with port 0).
+    pub addr: SocketAddr,
+    /// Completes when the server stops.
+    pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// Builds the app for `config` and starts serving it; returns once the port is bound.
+/// The server stops when `shutdown` completes.
+pub async fn start(
+    config: Config,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<Running, StartError> {
+    let keystone = keystone::Client::new(&config.keystone_url)?;
+    let health = Arc::new(KeystoneHealth::default());
+    tokio::spawn(health::watch_keystone(keystone.clone(), health.clone()));
+    let state = AppState {
+        keystone,
+        limiter: Arc::new(LoginLimiter::new(RateLimits {
+            per_user: config.login_failures_per_user,
+            per_client: config.login_failures_per_client,
+            window: config.login_window,
+        })),
+        session_max_lifetime: config.session_max_lifetime,
+        revalidate_after: config.token_recheck,
+    };
+    let router = match config.session_store {
+        SessionStoreKind::Memory => router(
+            &config,
+            state,
+            health,
+            tower_sessions::MemoryStore::default(),
+        ),
+        SessionStoreKind::Sqlite => {
+            let store = sqlite_store(&config).await?;
+            router(&config, state, health, store)
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(config.site_addr)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: config.site_addr,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: config.site_addr,
+        source,
+    })?;
+    tracing::info!(%addr, public_origin = config.public_origin, controller = config.controller_url, "Mission Control listening");
+    let task = tokio::spawn(async move {
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await
+    });
+    Ok(Running { addr, task })
+}
+
+async fn sqlite_store(
+    config: &Config,
+) -> Result<tower_sessions_sqlx_store::SqliteStore, StartError> {
+    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+    let err = |e: &dyn std::fmt::Display| StartError::Store(e.to_string());
+    std::fs::create_dir_all(&config.data_dir)
+        .map_err(|e| err(&format!("{}: {e}", config.data_dir.display())))?;
+    let opts = SqliteConnectOptions::new()
+        .filename(config.data_dir.join("sessions.db"))
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(4)
+        .connect_with(opts)
+        .await
+        .map_err(|e| err(&e))?;
+    let store = tower_sessions_sqlx_store::SqliteStore::new(pool);
+    store.migrate().await.map_err(|e| err(&e))?;
+    tokio::spawn(ExpiredDeletion::continuously_delete_expired(
+        store.clone(),
+        tokio::time::Duration::from_secs(60),
+    ));
+    Ok(store)
+}
+
+/// The whole app: health, pages, server functions, static files; sessions, CSRF guard,
+/// security headers and the access log around them (outermost last).
+pub fn router<S: SessionStore + Clone>(
+    config: &Config,
+    app_state: AppState,
+    health: Arc<KeystoneHealth>,
+    store: S,
+) -> Router {
+    let leptos = LeptosOptions::builder()
+        .output_name("mission-control")
+        .site_root(config.site_root.to_string_lossy().as_ref())
+        .site_pkg_dir("pkg")
+        .site_addr(config.site_addr)
+        .build();
+    let state = ServerState {
+        leptos: leptos.clone(),
+        app: app_state.clone(),
+    };
+    let routes = generate_route_list(App);
+    let sessions = SessionManagerLayer::new(store)
+        .with_name(if config.https {
+            "__Host-mc_session"
+        } else {
+            "mc_session"
+        })
+        .with_secure(config.https)
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_path("/")
+        .with_expiry(Expiry::OnInactivity(
+            time::Duration::try_from(config.session_idle).unwrap_or(time::Duration::HOUR),
+        ));
+    let origin: Arc<str> = config.public_origin.as_str().into();
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(move || health::readyz(health.clone())))
+        .route("/api/{*fn_name}", get(server_fn).post(server_fn))
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            {
+                let app_state = app_state.clone();
+                move || provide_context(app_state.clone())
+            },
+            {
+                let leptos = leptos.clone();
+                move || shell(leptos.clone())
+            },
+        )
+        .fallback(leptos_axum::file_and_error_handler::<ServerState, _>(shell))
+        .with_state(state)
+        .layer(sessions)
+        .layer(axum::middleware::from_fn_with_state(origin, csrf::guard))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(axum::middleware::from_fn(access_log::log))
+}
+
+async fn server_fn(State(state): State<ServerState>, req: Request<Body>) -> impl IntoResponse {
+    handle_server_fns_with_context(move || provide_context(state.app.clone()), req).await
+}

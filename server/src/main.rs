@@ -1,0 +1,59 @@
+//! The `mission-control` binary: reads the configuration and serves until Ctrl-C or SIGTERM.
+
+use std::process::ExitCode;
+
+use server::{start, Config};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,tower_sessions=warn,sqlx=warn".into()),
+        )
+        .init();
+    let config = match Config::load() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mission-control: configuration error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let running = match start(config, shutdown_signal()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mission-control: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match running.task.await {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("mission-control: server error: {e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("mission-control: server task failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,189 @@
+//! Shared helpers of the server's integration tests: an in-process server pointed at the
+//! real local Keystone (`MC_TEST_KEYSTONE_URL`, started by scripts/test).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use reqwest::{header, Client, Response};
+use server::config::Settings;
+
+/// Origin the test servers are configured with and the test client claims.
+pub const ORIGIN: &str = "http://mc.test";
+
+/// The Keystone under test; fails loudly when the suite is run without one.
+pub fn keystone_url() -> String {
+    std::env::var("MC_TEST_KEYSTONE_URL").expect(
+        "MC_TEST_KEYSTONE_URL is not set: run the suite with scripts/test, which starts a local Keystone",
+    )
+}
+
+/// A server running in this process, stopped when dropped.
+pub struct TestServer {
+    /// e.g. http://127.0.0.1:41234
+    pub base: String,
+    /// Its data dir (session database).
+    pub data_dir: PathBuf,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Starts a server with the given settings over sensible test defaults.
+pub async fn spawn(tweak: impl FnOnce(&mut Settings)) -> TestServer {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let data_dir = std::env::temp_dir().join(format!(
+        "mc-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&data_dir);
+    let mut s = Settings {
+        site_addr: Some("127.0.0.1:0".parse().unwrap()),
+        public_origin: Some(ORIGIN.into()),
+        keystone_url: Some(keystone_url()),
+        data_dir: Some(data_dir.clone()),
+        token_recheck_secs: Some(0),
+        ..Default::default()
+    };
+    tweak(&mut s);
+    let config = server::Config::resolve(s).expect("test config");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let running = server::start(config, async {
+        let _ = rx.await;
+    })
+    .await
+    .expect("server starts");
+    TestServer {
+        base: format!("http://{}", running.addr),
+        data_dir,
+        _stop: tx,
+    }
+}
+
+/// A browser-like client: keeps cookies, does not follow redirects.
+pub fn browser() -> Client {
+    Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Calls a server function the way the hydrated app does (JSON answer).
+pub async fn call(c: &Client, srv: &TestServer, name: &str, form: &[(&str, &str)]) -> Response {
+    c.post(format!("{}/api/{name}", srv.base))
+        .header("sec-fetch-site", "same-origin")
+        .header(header::ACCEPT, "application/json")
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Posts a form the way a browser without JavaScript does (HTML answer expected).
+pub async fn post_form(
+    c: &Client,
+    srv: &TestServer,
+    name: &str,
+    form: &[(&str, &str)],
+) -> Response {
+    c.post(format!("{}/api/{name}", srv.base))
+        .header(header::ORIGIN, ORIGIN)
+        .header(header::ACCEPT, "text/html,application/xhtml+xml")
+        .header(header::REFERER, format!("{}/login", srv.base))
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Signs in and asserts success.
+pub async fn login(c: &Client, srv: &TestServer, user: &str, project: &str) {
+    let password = format!("{user}-secret");
+    let r = call(
+        c,
+        srv,
+        "login",
+        &[
+            ("user_name", user),
+            ("password", &password),
+            ("user_domain", "demo"),
+            ("project", project),
+        ],
+    )
+    .await;
+    assert_eq!(
+        r.status(),
+        200,
+        "login of {user}: {}",
+        r.text().await.unwrap_or_default()
+    );
+}
+
+/// GETs a page and returns (status, Location header, body).
+pub async fn page(c: &Client, srv: &TestServer, path: &str) -> (u16, Option<String>, String) {
+    let r = c
+        .get(format!("{}{path}", srv.base))
+        .header(header::ACCEPT, "text/html")
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let loc = r
+        .headers()
+        .get(header::LOCATION)
+        .map(|v| v.to_str().unwrap().to_string());
+    (status, loc, r.text().await.unwrap())
+}
+
+/// The Keystone tokens held in the server's session database (fernet tokens start with
+/// "gAAAAA"), read straight from SQLite.
+pub async fn stored_tokens(srv: &TestServer) -> Vec<String> {
+    use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, Row};
+    let mut conn = SqliteConnectOptions::new()
+        .filename(srv.data_dir.join("sessions.db"))
+        .connect()
+        .await
+        .unwrap();
+    let rows = sqlx::query("SELECT data FROM tower_sessions")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    let mut tokens = Vec::new();
+    for row in rows {
+        let data: Vec<u8> = row.get(0);
+        let text = String::from_utf8_lossy(&data);
+        let mut rest: &str = &text;
+        while let Some(i) = rest.find("gAAAAA") {
+            let tok: String = rest[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_' || *c == '=')
+                .collect();
+            rest = &rest[i + tok.len()..];
+            tokens.push(tok);
+        }
+    }
+    tokens
+}
+
+/// The Keystone client used to check tokens from the outside.
+pub fn keystone() -> keystone::Client {
+    keystone::Client::new(&keystone_url()).unwrap()
+}
+
+/// A token of the service user (role `service`), which may validate other users' tokens.
+pub async fn service_token() -> keystone::TokenSecret {
+    let auth = keystone::PasswordAuth {
+        user_name: "mission-control",
+        password: "mission-control-secret",
+        user_domain: "Default",
+        project: keystone::ProjectRef::Name {
+            name: "service",
+            domain: "Default",
+        },
+    };
+    keystone()
+        .password_auth(&auth)
+        .await
+        .expect("service user signs in")
+        .secret
+}

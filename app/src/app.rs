@@ -33,6 +33,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    // Marks the page once the WASM has taken over (effects run only in the browser); tests
+    // wait for it before relying on client-side behaviour.
+    Effect::new(|_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
     view! {
         <Stylesheet id="leptos" href="/pkg/mission-control.css"/>
         <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>

@@ -16,12 +16,10 @@ pub fn LoginPage() -> impl IntoView {
     let param = move |k: &str| query.with_untracked(|q| q.get(k).unwrap_or_default());
     // Errors of a no-JavaScript post arrive as a code in the URL; with JavaScript, as the
     // action's value.
-    let url_message = param("error")
-        .is_empty()
-        .then(|| param("notice"))
-        .unwrap_or_else(|| param("error"));
-    let url_message = AppError::message_for_code(&url_message).map(str::to_string);
-    let is_notice = !param("notice").is_empty() && param("error").is_empty();
+    let (error, notice) = (param("error"), param("notice"));
+    let is_notice = error.is_empty() && !notice.is_empty();
+    let code = if is_notice { notice } else { error };
+    let url_message = AppError::message_for_code(&code).map(str::to_string);
     let message = move || match login.value().get() {
         Some(Err(e)) => Some(e.to_string()),
         Some(Ok(())) => None,

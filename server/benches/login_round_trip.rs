@@ -40,14 +40,21 @@ async fn main() {
         ..Default::default()
     };
     let config = server::Config::resolve(settings).expect("bench config");
-    let running = server::start(config, std::future::pending()).await.expect("server starts");
+    let running = server::start(config, std::future::pending())
+        .await
+        .expect("server starts");
     let base = format!("http://{}", running.addr);
     let client = reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("client");
-    let form = [("user_name", "alice"), ("password", "alice-secret"), ("user_domain", "demo"), ("project", "demo")];
+    let form = [
+        ("user_name", "alice"),
+        ("password", "alice-secret"),
+        ("user_domain", "demo"),
+        ("project", "demo"),
+    ];
 
     let mut logins = Vec::with_capacity(N);
     let mut pages = Vec::with_capacity(N);
@@ -61,10 +68,18 @@ async fn main() {
             .send()
             .await
             .expect("login request");
-        assert_eq!(r.status(), 200, "login failed: is the local Keystone running?");
+        assert_eq!(
+            r.status(),
+            200,
+            "login failed: is the local Keystone running?"
+        );
         let login = t.elapsed();
         let t = Instant::now();
-        let r = client.get(format!("{base}/")).send().await.expect("page request");
+        let r = client
+            .get(format!("{base}/"))
+            .send()
+            .await
+            .expect("page request");
         assert_eq!(r.status(), 200);
         let body = r.text().await.expect("page body");
         assert!(body.contains("alice"));

@@ -1,0 +1,14 @@
+//! The Kubernikus API model and its rules, without I/O or async, so that the controller
+//! and the browser (WASM) validate with the same code and the same messages.
+//!
+//! - [`model`]: serde types for every swagger definition, JSON names exactly as the spec.
+//! - [`validate`]: schema rules (patterns, lengths, ranges) with messages a person reads.
+//! - [`update`]: what an update may change, and how it is merged into the stored kluster.
+
+pub mod model;
+pub mod net;
+pub mod update;
+pub mod validate;
+
+pub use model::*;
+pub use validate::{FieldError, ValidationErrors};

@@ -144,7 +144,8 @@ async fn sqlite_store(
 }
 
 /// The whole app: health, pages, server functions, static files; sessions, CSRF guard,
-/// security headers and the access log around them (outermost last).
+/// compression, security headers and the access log around them (outermost last).
+/// (Long-lived streams, when they come, are mounted outside the compression layer.)
 pub fn router<S: SessionStore + Clone>(
     config: &Config,
     app_state: AppState,
@@ -196,6 +197,7 @@ pub fn router<S: SessionStore + Clone>(
         .with_state(state)
         .layer(sessions)
         .layer(axum::middleware::from_fn_with_state(origin, csrf::guard))
+        .layer(tower_http::compression::CompressionLayer::new())
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),

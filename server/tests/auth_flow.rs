@@ -421,3 +421,18 @@ async fn cross_site_posts_are_rejected() {
         .unwrap();
     assert_eq!(r.status(), 403);
 }
+
+#[tokio::test]
+async fn pages_are_compressed_for_browsers_that_accept_it() {
+    let srv = spawn(|_| {}).await;
+    let r = browser()
+        .get(format!("{}/login", srv.base))
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()[header::CONTENT_ENCODING], "gzip");
+    assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert_eq!(r.headers()[header::X_FRAME_OPTIONS], "DENY");
+}

@@ -135,7 +135,7 @@ impl Client {
             .await
             .map_err(Error::from_transport)?;
         let resp = check(resp).await?;
-        token_from(resp).await
+        token_from(resp, None).await
     }
 
     /// Validates `subject` with the rights of `auth` (`GET /v3/auth/tokens`). A token may
@@ -153,7 +153,8 @@ impl Client {
             .await
             .map_err(Error::from_transport)?;
         let resp = check(resp).await?;
-        token_from(resp).await
+        // The subject is the token validated; Keystone echoes it in X-Subject-Token.
+        token_from(resp, Some(subject)).await
     }
 
     /// Revokes `subject` (`DELETE /v3/auth/tokens`); a token may revoke itself.
@@ -231,12 +232,14 @@ async fn check(resp: Response) -> Result<Response, Error> {
     })
 }
 
-async fn token_from(resp: Response) -> Result<Token, Error> {
+/// Reads a token body; the secret comes from `X-Subject-Token`, or is `known` (validation).
+async fn token_from(resp: Response, known: Option<&TokenSecret>) -> Result<Token, Error> {
     let secret = resp
         .headers()
         .get(SUBJECT_TOKEN)
         .and_then(|v| v.to_str().ok())
         .map(TokenSecret::new)
+        .or_else(|| known.cloned())
         .ok_or_else(|| Error::Decode("response has no X-Subject-Token header".into()))?;
     let body = resp.bytes().await.map_err(Error::from_transport)?;
     Token::from_body(secret, &body)

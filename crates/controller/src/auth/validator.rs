@@ -1,0 +1,409 @@
+//! `X-Auth-Token` validation against Keystone with the controller's own service
+//! credentials, like keystonemiddleware: valid results are cached (keyed by a SHA-256 of
+//! the token, never the token itself) for at most the configured time and never past the
+//! token's expiry; Keystone unreachable fails closed; the service token renews itself when
+//! it nears expiry or Keystone rejects it.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::Mutex;
+
+use keystone::{PasswordAuth, ProjectRef, TokenSecret};
+
+use crate::auth::Creds;
+
+/// The authenticated caller, as Kubernikus sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    /// Keystone user id.
+    pub id: String,
+    /// User name.
+    pub name: String,
+    /// The user's domain name.
+    pub domain: String,
+    /// Project id (the account klusters belong to).
+    pub account: String,
+    /// Project name.
+    pub account_name: String,
+    /// Roles on the project.
+    pub roles: Vec<String>,
+}
+
+impl Principal {
+    /// The attributes policy rules test.
+    pub fn creds(&self) -> Creds {
+        Creds {
+            user_id: self.id.clone(),
+            project_id: self.account.clone(),
+            project_name: self.account_name.clone(),
+            domain_name: self.domain.clone(),
+            roles: self.roles.clone(),
+        }
+    }
+}
+
+/// Why a request is not authenticated.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AuthError {
+    /// No `X-Auth-Token` header.
+    #[error("Authentication required: send a Keystone token in X-Auth-Token")]
+    Missing,
+    /// Keystone does not accept the token (expired, revoked or unknown).
+    #[error("The token is invalid or expired")]
+    Invalid,
+    /// The token is not scoped to a project.
+    #[error("The token is not scoped to a project: request a project-scoped token")]
+    Unscoped,
+    /// Keystone cannot be reached or the service credentials do not work: fail closed.
+    #[error("Authentication is unavailable right now (Keystone unreachable); try again shortly")]
+    Unavailable,
+}
+
+impl AuthError {
+    /// The HTTP status for this error.
+    pub fn status(&self) -> u16 {
+        match self {
+            AuthError::Unavailable => 503,
+            _ => 401,
+        }
+    }
+}
+
+/// The controller's own Keystone user, allowed to validate other users' tokens.
+#[derive(Clone, Debug)]
+pub struct ServiceCredentials {
+    /// User name.
+    pub user_name: String,
+    /// Password (never logged: `Debug` of the validator does not show it).
+    pub password: String,
+    /// The user's domain name.
+    pub user_domain: String,
+    /// Project to scope the service token to.
+    pub project: String,
+    /// That project's domain name.
+    pub project_domain: String,
+}
+
+struct Cached {
+    principal: Principal,
+    until: Instant,
+}
+
+/// Validates user tokens; cheap to share behind an `Arc`.
+pub struct TokenValidator {
+    keystone: keystone::Client,
+    service: ServiceCredentials,
+    ttl: Duration,
+    service_token: Mutex<Option<(TokenSecret, Instant)>>,
+    cache: Mutex<HashMap<[u8; 32], Cached>>,
+}
+
+impl std::fmt::Debug for TokenValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenValidator")
+            .field("keystone", self.keystone.base_url())
+            .field("service_user", &self.service.user_name)
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A service token this close to expiry is renewed before use.
+const RENEW_MARGIN: Duration = Duration::from_secs(30);
+/// Upper bound of the cache size; past it, expired entries are dropped (then everything).
+const MAX_CACHE: usize = 50_000;
+
+impl TokenValidator {
+    /// A validator caching valid results for `ttl` (capped at 5 minutes).
+    pub fn new(keystone: keystone::Client, service: ServiceCredentials, ttl: Duration) -> Self {
+        Self {
+            keystone,
+            service,
+            ttl: ttl.min(Duration::from_secs(300)),
+            service_token: Mutex::new(None),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn key(token: &str) -> [u8; 32] {
+        Sha256::digest(token.as_bytes()).into()
+    }
+
+    /// The caller behind `token`.
+    pub async fn principal(&self, token: Option<&str>) -> Result<Principal, AuthError> {
+        let token = token
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or(AuthError::Missing)?;
+        let key = Self::key(token);
+        let now = Instant::now();
+        if let Some(hit) = self.cache.lock().await.get(&key) {
+            if hit.until > now {
+                return Ok(hit.principal.clone());
+            }
+        }
+        let subject = TokenSecret::new(token);
+        let validated = match self.validate_once(&subject, false).await {
+            Err(keystone::Error::Unauthorized) => self.validate_once(&subject, true).await,
+            other => other,
+        };
+        let t = match validated {
+            Ok(t) => t,
+            Err(keystone::Error::NotFound) => return Err(AuthError::Invalid),
+            Err(keystone::Error::Unauthorized) | Err(keystone::Error::Forbidden(_)) => {
+                tracing::error!("the controller's service user cannot validate tokens");
+                return Err(AuthError::Unavailable);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "token validation failed");
+                return Err(AuthError::Unavailable);
+            }
+        };
+        let project = t.project.ok_or(AuthError::Unscoped)?;
+        let principal = Principal {
+            id: t.user.id,
+            name: t.user.name,
+            domain: t.user_domain.name,
+            account: project.id,
+            account_name: project.name,
+            roles: t.roles,
+        };
+        let left = (t.expires_at - time_now())
+            .try_into()
+            .unwrap_or(Duration::ZERO);
+        let until = now + self.ttl.min(left);
+        let mut cache = self.cache.lock().await;
+        if cache.len() >= MAX_CACHE {
+            cache.retain(|_, c| c.until > now);
+            if cache.len() >= MAX_CACHE {
+                cache.clear();
+            }
+        }
+        cache.insert(
+            key,
+            Cached {
+                principal: principal.clone(),
+                until,
+            },
+        );
+        Ok(principal)
+    }
+
+    /// One validation call; `renew` forces a fresh service token first.
+    async fn validate_once(
+        &self,
+        subject: &TokenSecret,
+        renew: bool,
+    ) -> Result<keystone::Token, keystone::Error> {
+        let service = self.service_token(renew).await?;
+        self.keystone.validate(&service, subject).await
+    }
+
+    /// The service token, renewed when missing, near expiry, or when `renew` is set.
+    async fn service_token(&self, renew: bool) -> Result<TokenSecret, keystone::Error> {
+        let mut slot = self.service_token.lock().await;
+        if let Some((tok, expires)) = slot.as_ref() {
+            if !renew && *expires > Instant::now() + RENEW_MARGIN {
+                return Ok(tok.clone());
+            }
+        }
+        let s = &self.service;
+        let t = self
+            .keystone
+            .password_auth(&PasswordAuth {
+                user_name: &s.user_name,
+                password: &s.password,
+                user_domain: &s.user_domain,
+                project: ProjectRef::Name {
+                    name: &s.project,
+                    domain: &s.project_domain,
+                },
+            })
+            .await?;
+        let left: Duration = (t.expires_at - time_now())
+            .try_into()
+            .unwrap_or(Duration::ZERO);
+        tracing::info!(valid_for_secs = left.as_secs(), "service token issued");
+        *slot = Some((t.secret.clone(), Instant::now() + left));
+        Ok(t.secret)
+    }
+
+    /// Forgets cached validations (for tests and after a policy reload).
+    pub async fn clear_cache(&self) {
+        self.cache.lock().await.clear();
+    }
+}
+
+fn time_now() -> time::OffsetDateTime {
+    time::OffsetDateTime::now_utc()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Against a stub Keystone on loopback: renewal, fail-closed and unscoped tokens.
+    use super::*;
+    use axum::{
+        extract::State,
+        http::{HeaderMap, StatusCode},
+        routing::post,
+        Router,
+    };
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[derive(Default)]
+    struct Stub {
+        issued: AtomicUsize,
+        /// Service tokens issued before this count are rejected with 401.
+        reject_below: AtomicUsize,
+        lifetime_secs: u64,
+    }
+
+    fn token_body(project: bool, lifetime: u64) -> String {
+        let exp = (time::OffsetDateTime::now_utc() + Duration::from_secs(lifetime))
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
+        let p = if project {
+            r#","project":{"id":"p1","name":"demo","domain":{"id":"d","name":"demo"}}"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"token":{{"expires_at":"{exp}","user":{{"id":"u1","name":"alice","domain":{{"id":"d","name":"demo"}}}},
+            "roles":[{{"id":"r","name":"kubernetes_admin"}}]{p}}}}}"#
+        )
+    }
+
+    async fn serve(stub: Arc<Stub>) -> String {
+        let app = Router::new()
+            .route(
+                "/v3/auth/tokens",
+                post(|State(s): State<Arc<Stub>>| async move {
+                    let n = s.issued.fetch_add(1, Ordering::SeqCst) + 1;
+                    let body = token_body(true, s.lifetime_secs);
+                    (
+                        StatusCode::CREATED,
+                        [("X-Subject-Token", format!("svc-{n}"))],
+                        body,
+                    )
+                })
+                .get(|State(s): State<Arc<Stub>>, h: HeaderMap| async move {
+                    let svc = h["X-Auth-Token"]
+                        .to_str()
+                        .unwrap()
+                        .trim_start_matches("svc-")
+                        .parse::<usize>()
+                        .unwrap();
+                    if svc <= s.reject_below.load(Ordering::SeqCst) {
+                        return (StatusCode::UNAUTHORIZED, String::new());
+                    }
+                    match h["X-Subject-Token"].to_str().unwrap() {
+                        "good" => (StatusCode::OK, token_body(true, 3600)),
+                        "unscoped" => (StatusCode::OK, token_body(false, 3600)),
+                        _ => (StatusCode::NOT_FOUND, String::new()),
+                    }
+                }),
+            )
+            .with_state(stub);
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+        format!("http://{addr}/v3")
+    }
+
+    fn validator(url: &str, ttl: Duration) -> TokenValidator {
+        let creds = ServiceCredentials {
+            user_name: "svc".into(),
+            password: "pw".into(),
+            user_domain: "Default".into(),
+            project: "service".into(),
+            project_domain: "Default".into(),
+        };
+        TokenValidator::new(keystone::Client::new(url).unwrap(), creds, ttl)
+    }
+
+    #[tokio::test]
+    async fn valid_invalid_missing_and_unscoped_tokens() {
+        let stub = Arc::new(Stub {
+            lifetime_secs: 3600,
+            ..Default::default()
+        });
+        let v = validator(&serve(stub).await, Duration::from_secs(60));
+        let p = v.principal(Some("good")).await.unwrap();
+        assert_eq!((p.name.as_str(), p.account.as_str()), ("alice", "p1"));
+        assert_eq!(v.principal(Some("bogus")).await, Err(AuthError::Invalid));
+        assert_eq!(v.principal(None).await, Err(AuthError::Missing));
+        assert_eq!(v.principal(Some("  ")).await, Err(AuthError::Missing));
+        let err = v.principal(Some("unscoped")).await.unwrap_err();
+        assert_eq!((err.clone(), err.status()), (AuthError::Unscoped, 401));
+    }
+
+    #[tokio::test]
+    async fn service_token_is_renewed_when_keystone_rejects_it_and_near_expiry() {
+        let stub = Arc::new(Stub {
+            lifetime_secs: 3600,
+            ..Default::default()
+        });
+        let v = validator(&serve(stub.clone()).await, Duration::ZERO);
+        v.principal(Some("good")).await.unwrap();
+        assert_eq!(stub.issued.load(Ordering::SeqCst), 1);
+        // Keystone now rejects service token 1: the validator re-authenticates and retries.
+        stub.reject_below.store(1, Ordering::SeqCst);
+        v.principal(Some("good")).await.unwrap();
+        assert_eq!(stub.issued.load(Ordering::SeqCst), 2);
+
+        // Tokens that live shorter than the renewal margin are renewed on every use.
+        let short = Arc::new(Stub {
+            lifetime_secs: 5,
+            ..Default::default()
+        });
+        let v = validator(&serve(short.clone()).await, Duration::ZERO);
+        for _ in 0..3 {
+            v.principal(Some("good")).await.unwrap();
+        }
+        assert_eq!(
+            short.issued.load(Ordering::SeqCst),
+            3,
+            "renewed before each use: it nears expiry"
+        );
+    }
+
+    #[tokio::test]
+    async fn unreachable_keystone_fails_closed_with_503() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let v = validator(
+            &format!("http://127.0.0.1:{port}/v3"),
+            Duration::from_secs(60),
+        );
+        let err = v.principal(Some("good")).await.unwrap_err();
+        assert_eq!((err.clone(), err.status()), (AuthError::Unavailable, 503));
+    }
+
+    #[tokio::test]
+    async fn cache_is_bounded_by_ttl() {
+        let stub = Arc::new(Stub {
+            lifetime_secs: 3600,
+            ..Default::default()
+        });
+        let url = serve(stub.clone()).await;
+        let cached = validator(&url, Duration::from_secs(60));
+        cached.principal(Some("good")).await.unwrap();
+        // Invalidate every service token: a cached result needs no Keystone call.
+        stub.reject_below.store(usize::MAX - 1, Ordering::SeqCst);
+        assert!(
+            cached.principal(Some("good")).await.is_ok(),
+            "served from cache"
+        );
+        cached.clear_cache().await;
+        assert_eq!(
+            cached.principal(Some("good")).await,
+            Err(AuthError::Unavailable)
+        );
+    }
+}

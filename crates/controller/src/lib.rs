@@ -1,0 +1,5 @@
+//! The controller stack behind the dashboard: a Rust implementation of the Kubernikus REST
+//! API. This first part holds authentication (Keystone token validation with a cache and a
+//! self-renewing service token) and authorization (oslo-style policy rules).
+
+pub mod auth;

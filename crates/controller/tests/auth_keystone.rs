@@ -1,0 +1,106 @@
+//! Token validation and policy against the real local Keystone (`MC_TEST_KEYSTONE_URL`,
+//! started by scripts/test) with the seeded service user.
+
+use std::time::Duration;
+
+use controller::auth::{AuthError, Policy, ServiceCredentials, TokenValidator};
+
+fn url() -> String {
+    std::env::var("MC_TEST_KEYSTONE_URL")
+        .expect("MC_TEST_KEYSTONE_URL is not set: run the suite with scripts/test")
+}
+
+fn service(password: &str) -> ServiceCredentials {
+    ServiceCredentials {
+        user_name: "mission-control".into(),
+        password: password.into(),
+        user_domain: "Default".into(),
+        project: "service".into(),
+        project_domain: "Default".into(),
+    }
+}
+
+async fn user_token(user: &str) -> keystone::TokenSecret {
+    let ks = keystone::Client::new(&url()).unwrap();
+    let password = format!("{user}-secret");
+    ks.password_auth(&keystone::PasswordAuth {
+        user_name: user,
+        password: &password,
+        user_domain: "demo",
+        project: keystone::ProjectRef::Name {
+            name: "demo",
+            domain: "demo",
+        },
+    })
+    .await
+    .unwrap()
+    .secret
+}
+
+#[tokio::test]
+async fn real_tokens_give_principals_and_policy_decides_per_role() {
+    let v = TokenValidator::new(
+        keystone::Client::new(&url()).unwrap(),
+        service("mission-control-secret"),
+        Duration::from_secs(60),
+    );
+    let policy = Policy::kubernikus();
+    let alice = v
+        .principal(Some(user_token("alice").await.expose()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            alice.name.as_str(),
+            alice.domain.as_str(),
+            alice.account_name.as_str()
+        ),
+        ("alice", "demo", "demo")
+    );
+    if let Ok(id) = std::env::var("KS_DEMO_PROJECT_ID") {
+        assert_eq!(alice.account, id);
+    }
+    assert!(policy.allows("CreateCluster", &alice.creds()));
+    let bob = v
+        .principal(Some(user_token("bob").await.expose()))
+        .await
+        .unwrap();
+    assert!(policy.allows("ListClusters", &bob.creds()));
+    assert!(
+        !policy.allows("CreateCluster", &bob.creds()),
+        "a member cannot create"
+    );
+}
+
+#[tokio::test]
+async fn revoked_and_made_up_tokens_are_invalid() {
+    let v = TokenValidator::new(
+        keystone::Client::new(&url()).unwrap(),
+        service("mission-control-secret"),
+        Duration::ZERO,
+    );
+    let t = user_token("alice").await;
+    assert!(v.principal(Some(t.expose())).await.is_ok());
+    keystone::Client::new(&url())
+        .unwrap()
+        .revoke(&t, &t)
+        .await
+        .unwrap();
+    assert_eq!(v.principal(Some(t.expose())).await, Err(AuthError::Invalid));
+    assert_eq!(
+        v.principal(Some("gAAAAAmadeup")).await,
+        Err(AuthError::Invalid)
+    );
+}
+
+#[tokio::test]
+async fn broken_service_credentials_fail_closed() {
+    let v = TokenValidator::new(
+        keystone::Client::new(&url()).unwrap(),
+        service("wrong"),
+        Duration::from_secs(60),
+    );
+    let t = user_token("alice").await;
+    let err = v.principal(Some(t.expose())).await.unwrap_err();
+    assert_eq!((err.clone(), err.status()), (AuthError::Unavailable, 503));
+}

@@ -4,7 +4,9 @@
 //! - [`model`]: serde types for every swagger definition, JSON names exactly as the spec.
 //! - [`validate`]: schema rules (patterns, lengths, ranges) with messages a person reads.
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
+//! - [`defaults`]: the values Kubernikus fills in on create.
 
+pub mod defaults;
 pub mod model;
 pub mod net;
 pub mod update;

@@ -1,0 +1,175 @@
+//! `/api/v1/clusters` and `/api/v1/clusters/{name}`: list, create, show, update, terminate.
+
+use axum::{
+    body::Bytes,
+    extract::{rejection::BytesRejection, Path, State},
+    http::{HeaderMap, StatusCode},
+    Json,
+};
+use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
+
+use super::{authorize, ApiError, ApiState};
+use crate::store::StoredKluster;
+
+/// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters.
+pub async fn list(
+    State(st): State<ApiState>,
+    headers: HeaderMap,
+) -> Result<Json<Vec<Kluster>>, ApiError> {
+    let who = authorize(&st, &headers, "ListClusters").await?;
+    let all = st.store.list(&who.account).await?;
+    Ok(Json(all.into_iter().map(|s| s.kluster).collect()))
+}
+
+/// `POST /api/v1/clusters` (CreateCluster): validate, fill defaults, check names and CIDRs.
+pub async fn create(
+    State(st): State<ApiState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Kluster>), ApiError> {
+    let who = authorize(&st, &headers, "CreateCluster").await?;
+    let mut k = parse(body)?;
+    kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+    kluster::defaults::fill(&mut k, &st.settings.default_version);
+    if !st.settings.available_versions.is_empty()
+        && !st.settings.available_versions.contains(&k.spec.version)
+    {
+        return Err(ApiError::unprocessable(format!(
+            "spec.version: {} is not available; choose one of {}",
+            k.spec.version,
+            st.settings.available_versions.join(", ")
+        )));
+    }
+    let others = st.store.list(&who.account).await?;
+    if others.iter().any(|o| o.kluster.name == k.name) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!("A kluster named {:?} already exists", k.name),
+        ));
+    }
+    if let Some(m) = cidr_conflict(&k, &others, &st.settings.reserved_cidrs) {
+        return Err(ApiError::new(StatusCode::CONFLICT, m));
+    }
+    k.status = KlusterStatus {
+        phase: KlusterPhase::Pending,
+        ..Default::default()
+    };
+    let stored = StoredKluster {
+        kluster: k,
+        creator: format!("{}/{}", who.name, who.domain),
+        termination_protected: false,
+    };
+    st.store.insert(&who.account, &stored).await?;
+    tracing::info!(
+        kluster = stored.kluster.name,
+        project = who.account,
+        user = who.name,
+        "kluster created"
+    );
+    Ok((StatusCode::CREATED, Json(stored.kluster)))
+}
+
+/// `GET /api/v1/clusters/{name}` (ShowCluster).
+pub async fn show(
+    State(st): State<ApiState>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Result<Json<Kluster>, ApiError> {
+    let who = authorize(&st, &headers, "ShowCluster").await?;
+    Ok(Json(find(&st, &who.account, &name).await?.kluster))
+}
+
+/// `PUT /api/v1/clusters/{name}` (UpdateCluster): the Kubernikus update rules.
+pub async fn update(
+    State(st): State<ApiState>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Kluster>, ApiError> {
+    let who = authorize(&st, &headers, "UpdateCluster").await?;
+    let stored = find(&st, &who.account, &name).await?;
+    let req = parse(body)?;
+    let phase = stored.kluster.status.phase;
+    let next = kluster::update::apply(&stored.kluster, &req, phase)
+        .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+    if !st.store.update(&who.account, &next).await? {
+        return Err(ApiError::not_found(&name));
+    }
+    Ok(Json(next))
+}
+
+/// `DELETE /api/v1/clusters/{name}` (TerminateCluster): 202 and phase Terminating.
+pub async fn terminate(
+    State(st): State<ApiState>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let who = authorize(&st, &headers, "TerminateCluster").await?;
+    let mut stored = find(&st, &who.account, &name).await?;
+    if stored.termination_protected {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "Termination protection enabled",
+        ));
+    }
+    stored.kluster.status.phase = KlusterPhase::Terminating;
+    st.store.update(&who.account, &stored.kluster).await?;
+    tracing::info!(
+        kluster = name,
+        project = who.account,
+        user = who.name,
+        "kluster terminating"
+    );
+    Ok(StatusCode::ACCEPTED)
+}
+
+async fn find(st: &ApiState, account: &str, name: &str) -> Result<StoredKluster, ApiError> {
+    if kluster::validate::kluster_name(name).is_err() {
+        return Err(ApiError::not_found(name));
+    }
+    st.store
+        .get(account, name)
+        .await?
+        .ok_or_else(|| ApiError::not_found(name))
+}
+
+/// Decodes a JSON body; malformed JSON, wrong types and unknown fields are 422, an
+/// oversized body 413.
+fn parse(body: Result<Bytes, BytesRejection>) -> Result<Kluster, ApiError> {
+    let bytes = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::unprocessable(format!("Invalid kluster JSON: {e}")))
+}
+
+/// The first CIDR clash of `k` with the control plane's ranges or with the project's
+/// klusters on the same router (a kluster without router is compared with all).
+fn cidr_conflict(k: &Kluster, others: &[StoredKluster], reserved: &[String]) -> Option<String> {
+    let service = Cidr::parse(&k.spec.service_cidr);
+    let cluster = k.spec.cluster_cidr.as_deref().and_then(Cidr::parse);
+    for r in reserved {
+        let Some(rc) = Cidr::parse(r) else { continue };
+        for (field, c) in [("serviceCIDR", service), ("clusterCIDR", cluster)] {
+            if c.is_some_and(|c| c.overlaps(rc)) {
+                return Some(format!("{field} overlaps the control plane's range {r}"));
+            }
+        }
+    }
+    let cluster = cluster?;
+    let router = &k.spec.openstack.router_id;
+    for o in others {
+        let orouter = &o.kluster.spec.openstack.router_id;
+        if !(router.is_empty() || orouter.is_empty() || router == orouter) {
+            continue;
+        }
+        if let Some(oc) = o.kluster.spec.cluster_cidr.as_deref().and_then(Cidr::parse) {
+            if cluster.overlaps(oc) {
+                return Some(format!(
+                    "clusterCIDR {} overlaps the clusterCIDR of kluster {:?} on the same router; choose another range",
+                    k.spec.cluster_cidr.as_deref().unwrap_or_default(),
+                    o.kluster.name
+                ));
+            }
+        }
+    }
+    None
+}

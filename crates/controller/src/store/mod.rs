@@ -1,0 +1,267 @@
+//! Persistent state: SQLite through sqlx (WAL), schema versioned with `PRAGMA user_version`.
+//! Every kluster query is keyed by project: one project can never see another's klusters.
+
+use std::path::Path;
+
+use kluster::{Kluster, KlusterPhase};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::Row;
+
+/// Schema migrations, applied in order; the index + 1 is the schema version.
+const MIGRATIONS: &[&str] = &[
+    // 1: klusters and events.
+    "CREATE TABLE klusters (
+        project_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        body TEXT NOT NULL,
+        phase TEXT NOT NULL,
+        creator TEXT NOT NULL,
+        termination_protected INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (project_id, name)
+     );
+     CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id TEXT NOT NULL,
+        kluster TEXT NOT NULL,
+        type TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL,
+        count INTEGER NOT NULL DEFAULT 1,
+        first_timestamp TEXT NOT NULL,
+        last_timestamp TEXT NOT NULL
+     );
+     CREATE INDEX events_by_kluster ON events (project_id, kluster, id);",
+];
+
+/// A store failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A kluster of that name already exists in the project.
+    #[error("a kluster with this name already exists")]
+    Conflict,
+    /// The database failed.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    /// A stored row does not decode.
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// A kluster as stored, with what Kubernikus keeps beside the spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredKluster {
+    /// The kluster (spec and status).
+    pub kluster: Kluster,
+    /// `user/domain` of its creator.
+    pub creator: String,
+    /// Delete is refused while set.
+    pub termination_protected: bool,
+}
+
+/// The controller's database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let opts = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(std::time::Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(opts)
+            .await?;
+        let store = Store { pool };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let version: i64 = sqlx::query("PRAGMA user_version")
+            .fetch_one(&mut *tx)
+            .await?
+            .get(0);
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+            sqlx::raw_sql(sql).execute(&mut *tx).await?;
+            sqlx::raw_sql(&format!("PRAGMA user_version = {}", i + 1))
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The project's klusters, by name.
+    pub async fn list(&self, project: &str) -> Result<Vec<StoredKluster>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT body, creator, termination_protected FROM klusters WHERE project_id = ? ORDER BY name",
+        )
+        .bind(project)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(decode).collect()
+    }
+
+    /// One kluster of the project.
+    pub async fn get(
+        &self,
+        project: &str,
+        name: &str,
+    ) -> Result<Option<StoredKluster>, StoreError> {
+        let row = sqlx::query(
+            "SELECT body, creator, termination_protected FROM klusters WHERE project_id = ? AND name = ?",
+        )
+        .bind(project)
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(decode).transpose()
+    }
+
+    /// Adds a kluster; [`StoreError::Conflict`] when the name is taken in the project.
+    pub async fn insert(&self, project: &str, k: &StoredKluster) -> Result<(), StoreError> {
+        let body =
+            serde_json::to_string(&k.kluster).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let res = sqlx::query(
+            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+        )
+        .bind(project)
+        .bind(&k.kluster.name)
+        .bind(body)
+        .bind(phase_str(k.kluster.status.phase))
+        .bind(&k.creator)
+        .bind(k.termination_protected)
+        .execute(&self.pool)
+        .await;
+        match res {
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::Conflict),
+            Err(e) => Err(e.into()),
+            Ok(_) => Ok(()),
+        }
+    }
+
+    /// Replaces a kluster's body (spec and status); false when it does not exist.
+    pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
+        let body = serde_json::to_string(k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let res = sqlx::query(
+            "UPDATE klusters SET body = ?, phase = ? WHERE project_id = ? AND name = ?",
+        )
+        .bind(body)
+        .bind(phase_str(k.status.phase))
+        .bind(project)
+        .bind(&k.name)
+        .execute(&self.pool)
+        .await?;
+        Ok(res.rows_affected() == 1)
+    }
+
+    /// Sets or clears termination protection; false when the kluster does not exist.
+    pub async fn set_termination_protection(
+        &self,
+        project: &str,
+        name: &str,
+        on: bool,
+    ) -> Result<bool, StoreError> {
+        let res = sqlx::query(
+            "UPDATE klusters SET termination_protected = ? WHERE project_id = ? AND name = ?",
+        )
+        .bind(on)
+        .bind(project)
+        .bind(name)
+        .execute(&self.pool)
+        .await?;
+        Ok(res.rows_affected() == 1)
+    }
+}
+
+fn phase_str(p: KlusterPhase) -> &'static str {
+    match p {
+        KlusterPhase::Pending => "Pending",
+        KlusterPhase::Creating => "Creating",
+        KlusterPhase::Running => "Running",
+        KlusterPhase::Upgrading => "Upgrading",
+        KlusterPhase::Terminating => "Terminating",
+    }
+}
+
+fn decode(row: &sqlx::sqlite::SqliteRow) -> Result<StoredKluster, StoreError> {
+    let body: String = row.get(0);
+    let kluster = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(StoredKluster {
+        kluster,
+        creator: row.get(1),
+        termination_protected: row.get(2),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db_path(tag: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("mc-store-{tag}-{}.db", std::process::id()));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", p.display()));
+        }
+        p
+    }
+
+    fn stored(name: &str) -> StoredKluster {
+        StoredKluster {
+            kluster: Kluster {
+                name: name.into(),
+                ..Default::default()
+            },
+            creator: "alice/demo".into(),
+            termination_protected: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn klusters_are_per_project_unique_and_survive_reopening() {
+        let path = db_path("tenancy");
+        let s = Store::open(&path).await.unwrap();
+        s.insert("p1", &stored("a")).await.unwrap();
+        s.insert("p2", &stored("a")).await.unwrap();
+        assert!(matches!(
+            s.insert("p1", &stored("a")).await,
+            Err(StoreError::Conflict)
+        ));
+        assert_eq!(s.list("p1").await.unwrap().len(), 1);
+        assert!(
+            s.get("p3", "a").await.unwrap().is_none(),
+            "other projects see nothing"
+        );
+        let mut k = s.get("p1", "a").await.unwrap().unwrap().kluster;
+        k.status.phase = KlusterPhase::Running;
+        assert!(s.update("p1", &k).await.unwrap());
+        assert!(
+            !s.update("p3", &k).await.unwrap(),
+            "no cross-project update"
+        );
+        assert!(s.set_termination_protection("p1", "a", true).await.unwrap());
+        drop(s);
+        let s = Store::open(&path).await.unwrap();
+        let again = s.get("p1", "a").await.unwrap().unwrap();
+        assert_eq!(again.kluster.status.phase, KlusterPhase::Running);
+        assert!(again.termination_protected);
+        assert_eq!(
+            s.get("p2", "a")
+                .await
+                .unwrap()
+                .unwrap()
+                .kluster
+                .status
+                .phase,
+            KlusterPhase::Pending
+        );
+    }
+}

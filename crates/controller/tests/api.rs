@@ -1,0 +1,425 @@
+//! The Kubernikus API through the real router, with a real SQLite store and the real local
+//! Keystone (`MC_TEST_KEYSTONE_URL`, started by scripts/test).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::{body::Body, http::Request, Router};
+use controller::api::{router, ApiSettings, ApiState};
+use controller::auth::{Policy, ServiceCredentials, TokenValidator};
+use controller::store::Store;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+fn url() -> String {
+    std::env::var("MC_TEST_KEYSTONE_URL")
+        .expect("MC_TEST_KEYSTONE_URL is not set: run the suite with scripts/test")
+}
+
+async fn app_with(keystone_url: &str) -> (Router, Store) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("mc-api-{}-{n}.db", std::process::id()));
+    for s in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{s}", path.display()));
+    }
+    let store = Store::open(&path).await.unwrap();
+    let service = ServiceCredentials {
+        user_name: "mission-control".into(),
+        password: "mission-control-secret".into(),
+        user_domain: "Default".into(),
+        project: "service".into(),
+        project_domain: "Default".into(),
+    };
+    let validator = TokenValidator::new(
+        keystone::Client::new(keystone_url).unwrap(),
+        service,
+        Duration::from_secs(60),
+    );
+    let state = ApiState {
+        store: store.clone(),
+        validator: Arc::new(validator),
+        policy: Arc::new(Policy::kubernikus()),
+        settings: Arc::new(ApiSettings::default()),
+    };
+    (router(state), store)
+}
+
+async fn app() -> Router {
+    app_with(&url()).await.0
+}
+
+async fn token(user: &str, project: &str) -> String {
+    let password = format!("{user}-secret");
+    keystone::Client::new(&url())
+        .unwrap()
+        .password_auth(&keystone::PasswordAuth {
+            user_name: user,
+            password: &password,
+            user_domain: "demo",
+            project: keystone::ProjectRef::Name {
+                name: project,
+                domain: "demo",
+            },
+        })
+        .await
+        .unwrap()
+        .secret
+        .expose()
+        .to_string()
+}
+
+async fn call(
+    app: &Router,
+    method: &str,
+    path: &str,
+    tok: Option<&str>,
+    body: Option<String>,
+) -> (u16, Value) {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json");
+    if let Some(t) = tok {
+        req = req.header("x-auth-token", t);
+    }
+    let req = req
+        .body(body.map(Body::from).unwrap_or_else(Body::empty))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status().as_u16();
+    let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let v = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()))
+    };
+    (status, v)
+}
+
+fn kluster(name: &str, cluster_cidr: Option<&str>) -> String {
+    let mut k = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": 2, "flavor": "m1.small", "availabilityZone": "az-a"}]}});
+    if let Some(c) = cluster_cidr {
+        k["spec"]["clusterCIDR"] = json!(c);
+    }
+    k.to_string()
+}
+
+fn assert_error(v: &Value, code: u16, needle: &str) {
+    assert_eq!(v["code"], json!(code), "{v}");
+    let m = v["message"].as_str().unwrap_or_default();
+    assert!(m.contains(needle), "message {m:?} lacks {needle:?}");
+}
+
+#[tokio::test]
+async fn admin_creates_with_defaults_and_member_reads_only() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let (s, k) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("prod", None)),
+    )
+    .await;
+    assert_eq!(s, 201, "{k}");
+    assert_eq!(k["spec"]["serviceCIDR"], "198.18.128.0/17");
+    assert_eq!(k["spec"]["clusterCIDR"], "100.100.0.0/16");
+    assert_eq!(k["spec"]["dnsAddress"], "198.18.128.2");
+    assert_eq!(k["spec"]["version"], "1.32.4");
+    assert_eq!(k["spec"]["nodePools"][0]["image"], "flatcar-stable-amd64");
+    assert_eq!(
+        k["spec"]["nodePools"][0]["config"],
+        json!({"allowReboot": true, "allowReplace": true})
+    );
+    assert_eq!(k["status"]["phase"], "Pending");
+
+    let bob = token("bob", "demo").await;
+    let (s, list) = call(&app, "GET", "/api/v1/clusters", Some(&bob), None).await;
+    assert_eq!((s, list.as_array().map(Vec::len)), (200, Some(1)));
+    let (s, one) = call(&app, "GET", "/api/v1/clusters/prod", Some(&bob), None).await;
+    assert_eq!((s, one["name"].as_str()), (200, Some("prod")));
+    let (s, e) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&bob),
+        Some(kluster("mine", Some("10.9.0.0/16"))),
+    )
+    .await;
+    assert_eq!(s, 403);
+    assert_error(&e, 403, "not allowed to do CreateCluster");
+    let (s, e) = call(&app, "DELETE", "/api/v1/clusters/prod", Some(&bob), None).await;
+    assert_eq!(s, 403);
+    assert_error(&e, 403, "TerminateCluster");
+}
+
+#[tokio::test]
+async fn name_and_cidr_clashes_are_409_and_reserved_ranges_are_refused() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    assert_eq!(
+        call(
+            &app,
+            "POST",
+            "/api/v1/clusters",
+            Some(&alice),
+            Some(kluster("a", None))
+        )
+        .await
+        .0,
+        201
+    );
+    let (s, e) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("a", Some("10.1.0.0/16"))),
+    )
+    .await;
+    assert_eq!(s, 409);
+    assert_error(&e, 409, "already exists");
+    let (s, e) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("b", Some("100.100.128.0/17"))),
+    )
+    .await;
+    assert_eq!(s, 409);
+    assert_error(&e, 409, "overlaps the clusterCIDR of kluster \"a\"");
+    assert_eq!(
+        call(
+            &app,
+            "POST",
+            "/api/v1/clusters",
+            Some(&alice),
+            Some(kluster("b", Some("10.2.0.0/16")))
+        )
+        .await
+        .0,
+        201
+    );
+    let (s, e) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("c", Some("198.19.4.0/24"))),
+    )
+    .await;
+    assert_eq!(s, 409);
+    assert_error(&e, 409, "control plane");
+}
+
+#[tokio::test]
+async fn bad_input_is_always_a_4xx_with_the_error_body() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let cases: Vec<(String, u16, &str)> = vec![
+        ("{not json".into(), 422, "Invalid kluster JSON"),
+        (r#"{"name": 5}"#.into(), 422, "invalid type"),
+        (r#"{"name": "x", "colour": "red"}"#.into(), 422, "unknown field"),
+        (kluster("Bad_Name", None), 422, "name: Use lower-case"),
+        (r#"{"name":"x","spec":{"nodePools":[{"name":"p","size":500,"flavor":"f","availabilityZone":"a"}]}}"#.into(), 422, "between 0 and 127"),
+        (format!(r#"{{"name":"x","spec":{{"sshPublicKey":"{}"}}}}"#, "a".repeat(2 << 20)), 413, ""),
+    ];
+    for (body, code, needle) in cases {
+        let (s, e) = call(&app, "POST", "/api/v1/clusters", Some(&alice), Some(body)).await;
+        assert_eq!(s, code, "{e}");
+        assert_error(&e, code, needle);
+    }
+    let (s, e) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/NOT..valid",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+    assert_error(&e, 404, "not found");
+    let (s, e) = call(&app, "GET", "/api/v1/clusters", None, None).await;
+    assert_eq!(s, 401);
+    assert_error(&e, 401, "X-Auth-Token");
+    let (s, e) = call(&app, "GET", "/api/v1/clusters", Some("gAAAAAbogus"), None).await;
+    assert_eq!(s, 401);
+    assert_error(&e, 401, "invalid or expired");
+}
+
+#[tokio::test]
+async fn updates_follow_the_kubernikus_rules() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let (_, mut k) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("upd", None)),
+    )
+    .await;
+    k["spec"]["nodePools"][0]["size"] = json!(5);
+    let (s, out) = call(
+        &app,
+        "PUT",
+        "/api/v1/clusters/upd",
+        Some(&alice),
+        Some(k.to_string()),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(out["spec"]["nodePools"][0]["size"], 5);
+    let mut bad = out.clone();
+    bad["spec"]["nodePools"][0]["flavor"] = json!("m1.huge");
+    let (s, e) = call(
+        &app,
+        "PUT",
+        "/api/v1/clusters/upd",
+        Some(&alice),
+        Some(bad.to_string()),
+    )
+    .await;
+    assert_eq!(s, 422);
+    assert_error(&e, 422, "flavor of an existing pool cannot change");
+    let mut v = out.clone();
+    v["spec"]["version"] = json!("1.33.0");
+    let (s, e) = call(
+        &app,
+        "PUT",
+        "/api/v1/clusters/upd",
+        Some(&alice),
+        Some(v.to_string()),
+    )
+    .await;
+    assert_eq!(s, 422);
+    assert_error(&e, 422, "only while the kluster is Running");
+    let (_, shown) = call(&app, "GET", "/api/v1/clusters/upd", Some(&alice), None).await;
+    assert_eq!(
+        shown["spec"]["nodePools"][0]["size"], 5,
+        "a refused update changes nothing"
+    );
+}
+
+#[tokio::test]
+async fn delete_is_202_terminating_unless_protected() {
+    let (app, store) = app_with(&url()).await;
+    let alice = token("alice", "demo").await;
+    call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("gone", None)),
+    )
+    .await;
+    call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("kept", Some("10.3.0.0/16"))),
+    )
+    .await;
+    let (s, _) = call(&app, "DELETE", "/api/v1/clusters/gone", Some(&alice), None).await;
+    assert_eq!(s, 202);
+    let (_, k) = call(&app, "GET", "/api/v1/clusters/gone", Some(&alice), None).await;
+    assert_eq!(k["status"]["phase"], "Terminating");
+    let (_, k) = call(&app, "GET", "/api/v1/clusters/kept", Some(&alice), None).await;
+    let account = keystone::Client::new(&url())
+        .unwrap()
+        .validate(
+            &keystone::TokenSecret::new(alice.clone()),
+            &keystone::TokenSecret::new(alice.clone()),
+        )
+        .await
+        .unwrap()
+        .project
+        .unwrap()
+        .id;
+    assert!(store
+        .set_termination_protection(&account, "kept", true)
+        .await
+        .unwrap());
+    let (s, e) = call(&app, "DELETE", "/api/v1/clusters/kept", Some(&alice), None).await;
+    assert_eq!(s, 403);
+    assert_error(&e, 403, "Termination protection enabled");
+    assert_eq!(k["status"]["phase"], "Pending");
+}
+
+#[tokio::test]
+async fn another_projects_klusters_are_invisible_and_untouchable() {
+    let app = app().await;
+    let demo = token("alice", "demo").await;
+    let staging = token("alice", "staging").await;
+    let (_, k) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&demo),
+        Some(kluster("secret", None)),
+    )
+    .await;
+    let (s, list) = call(&app, "GET", "/api/v1/clusters", Some(&staging), None).await;
+    assert_eq!((s, list), (200, json!([])));
+    for (method, body) in [
+        ("GET", None),
+        ("PUT", Some(k.to_string())),
+        ("DELETE", None),
+    ] {
+        let (s, e) = call(
+            &app,
+            method,
+            "/api/v1/clusters/secret",
+            Some(&staging),
+            body,
+        )
+        .await;
+        assert_eq!(s, 404, "{method}: {e}");
+    }
+    // The same name is free in the other project.
+    assert_eq!(
+        call(
+            &app,
+            "POST",
+            "/api/v1/clusters",
+            Some(&staging),
+            Some(kluster("secret", None))
+        )
+        .await
+        .0,
+        201
+    );
+    let (_, k) = call(&app, "GET", "/api/v1/clusters/secret", Some(&demo), None).await;
+    assert_eq!(
+        k["status"]["phase"], "Pending",
+        "the demo kluster is untouched"
+    );
+}
+
+#[tokio::test]
+async fn metadata_is_public_and_keystone_outage_fails_closed() {
+    let app = app().await;
+    let (s, info) = call(&app, "GET", "/info", None, None).await;
+    assert_eq!(
+        (s, info["defaultClusterVersion"].as_str()),
+        (200, Some("1.32.4"))
+    );
+    let (s, v) = call(&app, "GET", "/api", None, None).await;
+    assert_eq!((s, v), (200, json!({"versions": ["v1"]})));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (down, _) = app_with(&format!("http://127.0.0.1:{port}/v3")).await;
+    let (s, e) = call(&down, "GET", "/api/v1/clusters", Some("anything"), None).await;
+    assert_eq!(s, 503);
+    assert_error(&e, 503, "Keystone unreachable");
+}

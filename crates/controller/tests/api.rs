@@ -17,6 +17,10 @@ fn url() -> String {
 }
 
 async fn app_with(keystone_url: &str) -> (Router, Store) {
+    app_with_settings(keystone_url, ApiSettings::default()).await
+}
+
+async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Router, Store) {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = std::env::temp_dir().join(format!("mc-api-{}-{n}.db", std::process::id()));
@@ -40,7 +44,7 @@ async fn app_with(keystone_url: &str) -> (Router, Store) {
         store: store.clone(),
         validator: Arc::new(validator),
         policy: Arc::new(Policy::kubernikus()),
-        settings: Arc::new(ApiSettings::default()),
+        settings: Arc::new(settings),
     };
     (router(state), store)
 }
@@ -422,4 +426,120 @@ async fn metadata_is_public_and_keystone_outage_fails_closed() {
     let (s, e) = call(&down, "GET", "/api/v1/clusters", Some("anything"), None).await;
     assert_eq!(s, 503);
     assert_error(&e, 503, "Keystone unreachable");
+}
+
+#[tokio::test]
+async fn every_response_has_a_request_id_and_cors_follows_kubernikus() {
+    let settings = ApiSettings {
+        cors_origins: vec!["https://dash.example".into()],
+        ..Default::default()
+    };
+    let (app, _) = app_with_settings(&url(), settings).await;
+    let res = app
+        .clone()
+        .oneshot(Request::get("/api").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let id = res.headers()["x-request-id"].to_str().unwrap().to_string();
+    assert_eq!(id.len(), 32);
+    let res = app
+        .clone()
+        .oneshot(
+            Request::get("/api/v1/clusters")
+                .header("x-request-id", "trace-me-42")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    assert_eq!(
+        res.headers()["x-request-id"],
+        "trace-me-42",
+        "the client's id is kept, errors included"
+    );
+
+    let preflight = Request::builder()
+        .method("OPTIONS")
+        .uri("/api/v1/clusters")
+        .header("origin", "https://dash.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "x-auth-token,content-type",
+        )
+        .body(Body::empty())
+        .unwrap();
+    let res = app.clone().oneshot(preflight).await.unwrap();
+    assert_eq!(
+        res.headers()["access-control-allow-origin"],
+        "https://dash.example"
+    );
+    let allowed = res.headers()["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_lowercase();
+    assert!(
+        allowed.contains("x-auth-token")
+            && allowed.contains("content-type")
+            && allowed.contains("accept")
+    );
+    let other = Request::get("/info")
+        .header("origin", "https://evil.example")
+        .body(Body::empty())
+        .unwrap();
+    let res = app.clone().oneshot(other).await.unwrap();
+    assert!(res.headers().get("access-control-allow-origin").is_none());
+}
+
+#[tokio::test]
+async fn root_lists_paths_and_docs_serve_the_openapi_document() {
+    let app = app().await;
+    let (s, v) = call(&app, "GET", "/", None, None).await;
+    assert_eq!(s, 200);
+    let paths: Vec<&str> = v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    for p in [
+        "/info",
+        "/api",
+        "/api/v1/clusters",
+        "/api/v1/clusters/{name}",
+        "/api/v1/clusters/{name}/credentials",
+    ] {
+        assert!(paths.contains(&p), "{p} missing from {paths:?}");
+    }
+    let res = app
+        .clone()
+        .oneshot(Request::get("/docs").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    assert!(String::from_utf8_lossy(&body).starts_with("consumes:"));
+    let res = app
+        .clone()
+        .oneshot(
+            Request::get("/")
+                .header("accept", "text/html")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            res.status().as_u16(),
+            res.headers()["location"].to_str().unwrap()
+        ),
+        (303, "/docs")
+    );
+    let (s, e) = call(&app, "GET", "/nope", None, None).await;
+    assert_eq!(s, 404);
+    assert_error(&e, 404, "No such API path");
 }

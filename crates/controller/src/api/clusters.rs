@@ -3,20 +3,20 @@
 use axum::{
     body::Bytes,
     extract::{rejection::BytesRejection, Path, State},
-    http::{HeaderMap, StatusCode},
+    http::StatusCode,
     Json,
 };
 use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
 
-use super::{authorize, ApiError, ApiState};
+use super::{ApiError, ApiState, Caller};
 use crate::store::StoredKluster;
 
 /// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters.
 pub async fn list(
     State(st): State<ApiState>,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Json<Vec<Kluster>>, ApiError> {
-    let who = authorize(&st, &headers, "ListClusters").await?;
+    let who = caller.allow(&st, "ListClusters")?;
     let all = st.store.list(&who.account).await?;
     Ok(Json(all.into_iter().map(|s| s.kluster).collect()))
 }
@@ -24,10 +24,10 @@ pub async fn list(
 /// `POST /api/v1/clusters` (CreateCluster): validate, fill defaults, check names and CIDRs.
 pub async fn create(
     State(st): State<ApiState>,
-    headers: HeaderMap,
+    caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Kluster>), ApiError> {
-    let who = authorize(&st, &headers, "CreateCluster").await?;
+    let who = caller.allow(&st, "CreateCluster")?;
     let mut k = parse(body)?;
     kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
     kluster::defaults::fill(&mut k, &st.settings.default_version);
@@ -72,21 +72,21 @@ pub async fn create(
 /// `GET /api/v1/clusters/{name}` (ShowCluster).
 pub async fn show(
     State(st): State<ApiState>,
-    headers: HeaderMap,
+    caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Json<Kluster>, ApiError> {
-    let who = authorize(&st, &headers, "ShowCluster").await?;
+    let who = caller.allow(&st, "ShowCluster")?;
     Ok(Json(find(&st, &who.account, &name).await?.kluster))
 }
 
 /// `PUT /api/v1/clusters/{name}` (UpdateCluster): the Kubernikus update rules.
 pub async fn update(
     State(st): State<ApiState>,
-    headers: HeaderMap,
+    caller: Caller,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Kluster>, ApiError> {
-    let who = authorize(&st, &headers, "UpdateCluster").await?;
+    let who = caller.allow(&st, "UpdateCluster")?;
     let stored = find(&st, &who.account, &name).await?;
     let req = parse(body)?;
     let phase = stored.kluster.status.phase;
@@ -101,10 +101,10 @@ pub async fn update(
 /// `DELETE /api/v1/clusters/{name}` (TerminateCluster): 202 and phase Terminating.
 pub async fn terminate(
     State(st): State<ApiState>,
-    headers: HeaderMap,
+    caller: Caller,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let who = authorize(&st, &headers, "TerminateCluster").await?;
+    let who = caller.allow(&st, "TerminateCluster")?;
     let mut stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
         return Err(ApiError::new(

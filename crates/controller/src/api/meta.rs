@@ -1,6 +1,11 @@
-//! Unauthenticated metadata: `/info` and `/api`.
+//! Unauthenticated metadata: `/`, `/docs`, `/info` and `/api`.
 
-use axum::{extract::State, Json};
+use axum::{
+    extract::State,
+    http::{header, HeaderMap},
+    response::{IntoResponse, Redirect, Response},
+    Json,
+};
 
 use super::ApiState;
 
@@ -19,4 +24,34 @@ pub async fn api_versions() -> Json<kluster::ApiVersions> {
     Json(kluster::ApiVersions {
         versions: vec!["v1".into()],
     })
+}
+
+/// The OpenAPI (Swagger 2.0) document this API implements.
+pub const SWAGGER: &str = include_str!("swagger.yml");
+
+/// `GET /docs`: the OpenAPI document.
+pub async fn docs() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/yaml; charset=utf-8")],
+        SWAGGER,
+    )
+}
+
+/// `GET /`: the list of paths; browsers are sent to `/docs`.
+pub async fn paths(headers: HeaderMap) -> Response {
+    let browser = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    if browser {
+        return Redirect::to("/docs").into_response();
+    }
+    let paths: Vec<&str> = SWAGGER
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ").and_then(|l| l.strip_suffix(':')))
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.trim_matches('\''))
+        .filter(|l| l.starts_with('/') && !l.starts_with("/auth/")) // dex login: not served
+        .collect();
+    Json(serde_json::json!({ "paths": paths })).into_response()
 }

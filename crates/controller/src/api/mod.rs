@@ -1,17 +1,27 @@
 //! The Kubernikus REST API (axum): one handler per swagger operation, authenticated with
 //! Keystone and authorized by policy.
 
+mod caller;
 mod clusters;
 mod error;
+mod hygiene;
 mod meta;
 
 use std::sync::Arc;
 
-use axum::{extract::DefaultBodyLimit, http::HeaderMap, http::StatusCode, routing::get, Router};
+use axum::{
+    extract::DefaultBodyLimit,
+    http::{header, HeaderName, HeaderValue, Method, StatusCode},
+    routing::get,
+    Router,
+};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
+pub use caller::{Caller, CallerSlot};
 pub use error::ApiError;
+pub use hygiene::REQUEST_ID;
 
-use crate::auth::{Policy, Principal, TokenValidator};
+use crate::auth::{Policy, TokenValidator};
 use crate::store::Store;
 
 /// Versions and ranges the API works with.
@@ -25,6 +35,8 @@ pub struct ApiSettings {
     pub available_versions: Vec<String>,
     /// The control plane's own ranges; kluster CIDRs must not overlap them.
     pub reserved_cidrs: Vec<String>,
+    /// Browser origins allowed by CORS (empty: none).
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for ApiSettings {
@@ -39,6 +51,7 @@ impl Default for ApiSettings {
             supported_versions: versions.clone(),
             available_versions: versions,
             reserved_cidrs: vec!["198.19.0.0/16".into()],
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -59,9 +72,27 @@ pub struct ApiState {
 /// Request bodies above this size are refused with 413.
 pub const BODY_LIMIT: usize = 1 << 20;
 
-/// The API router.
+/// The API router with its layers: body limit, CORS as Kubernikus (`X-Auth-Token`,
+/// `Content-Type`, `Accept`), request id and access log (outermost).
 pub fn router(state: ApiState) -> Router {
+    let origins: Vec<HeaderValue> = state
+        .settings
+        .cors_origins
+        .iter()
+        .filter_map(|o| HeaderValue::from_str(o).ok())
+        .collect();
+    let cors = CorsLayer::new()
+        .allow_origin(AllowOrigin::list(origins))
+        .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+        .allow_headers([
+            HeaderName::from_static("x-auth-token"),
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+        ])
+        .expose_headers([REQUEST_ID.clone()]);
     Router::new()
+        .route("/", get(meta::paths))
+        .route("/docs", get(meta::docs))
         .route("/info", get(meta::info))
         .route("/api", get(meta::api_versions))
         .route(
@@ -74,32 +105,11 @@ pub fn router(state: ApiState) -> Router {
                 .put(clusters::update)
                 .delete(clusters::terminate),
         )
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "No such API path") })
+        .fallback(|| async {
+            ApiError::new(StatusCode::NOT_FOUND, "No such API path; GET / lists them")
+        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(cors)
+        .layer(axum::middleware::from_fn(hygiene::request_context))
         .with_state(state)
-}
-
-/// Authenticates the caller and checks `operation` against the policy.
-pub async fn authorize(
-    st: &ApiState,
-    headers: &HeaderMap,
-    operation: &str,
-) -> Result<Principal, ApiError> {
-    let token = headers.get("x-auth-token").and_then(|v| v.to_str().ok());
-    let who = st.validator.principal(token).await?;
-    if !st.policy.allows(operation, &who.creds()) {
-        let roles = if who.roles.is_empty() {
-            "none".to_string()
-        } else {
-            who.roles.join(", ")
-        };
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "You are not allowed to do {operation} in project {} (your roles: {roles})",
-                who.account_name
-            ),
-        ));
-    }
-    Ok(who)
 }

@@ -44,6 +44,18 @@ pub struct Settings {
     /// Kubernikus API base URL, or "embedded" for the built-in controller stack.
     #[arg(long, env = "MC_CONTROLLER_URL")]
     pub controller_url: Option<String>,
+    /// Keystone user the embedded controller validates tokens with.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
+    pub controller_service_user: Option<String>,
+    /// Its password (needed only with controller_url = "embedded").
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PASSWORD", hide_env_values = true)]
+    pub controller_service_password: Option<String>,
+    /// Domain of that user and of its project.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_DOMAIN")]
+    pub controller_service_domain: Option<String>,
+    /// Project the service token is scoped to.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT")]
+    pub controller_service_project: Option<String>,
     /// Session store: sqlite or memory.
     #[arg(long, env = "MC_SESSION_STORE")]
     pub session_store: Option<SessionStoreKind>,
@@ -115,6 +127,8 @@ pub struct Config {
     pub keystone_url: String,
     /// Kubernikus API base URL or "embedded".
     pub controller_url: String,
+    /// Service credentials of the embedded controller (`None` with a remote controller).
+    pub controller_service: Option<controller::auth::ServiceCredentials>,
     /// Session store kind.
     pub session_store: SessionStoreKind,
     /// Data directory.
@@ -162,6 +176,18 @@ impl Settings {
             public_origin: self.public_origin.or(lower.public_origin),
             keystone_url: self.keystone_url.or(lower.keystone_url),
             controller_url: self.controller_url.or(lower.controller_url),
+            controller_service_user: self
+                .controller_service_user
+                .or(lower.controller_service_user),
+            controller_service_password: self
+                .controller_service_password
+                .or(lower.controller_service_password),
+            controller_service_domain: self
+                .controller_service_domain
+                .or(lower.controller_service_domain),
+            controller_service_project: self
+                .controller_service_project
+                .or(lower.controller_service_project),
             session_store: self.session_store.or(lower.session_store),
             data_dir: self.data_dir.or(lower.data_dir),
             site_root: self.site_root.or(lower.site_root),
@@ -207,12 +233,34 @@ impl Config {
             message: format!("{keystone_url:?} is not a URL: {e}"),
         })?;
         let controller_url = s.controller_url.unwrap_or_else(|| "embedded".into());
-        if controller_url != "embedded" {
+        let controller_service = if controller_url == "embedded" {
+            let password = s.controller_service_password.ok_or(ConfigError::Invalid {
+                key: "controller_service_password",
+                message: "the embedded controller needs its Keystone service user's password \
+                          (MC_CONTROLLER_SERVICE_PASSWORD)"
+                    .into(),
+            })?;
+            let domain = s
+                .controller_service_domain
+                .unwrap_or_else(|| "Default".into());
+            Some(controller::auth::ServiceCredentials {
+                user_name: s
+                    .controller_service_user
+                    .unwrap_or_else(|| "mission-control".into()),
+                password,
+                user_domain: domain.clone(),
+                project: s
+                    .controller_service_project
+                    .unwrap_or_else(|| "service".into()),
+                project_domain: domain,
+            })
+        } else {
             Url::parse(&controller_url).map_err(|e| ConfigError::Invalid {
                 key: "controller_url",
                 message: format!("{controller_url:?} is neither \"embedded\" nor a URL: {e}"),
             })?;
-        }
+            None
+        };
         let positive = |key: &'static str, v: u64| {
             if v == 0 {
                 Err(ConfigError::Invalid {
@@ -229,6 +277,7 @@ impl Config {
             https,
             keystone_url,
             controller_url,
+            controller_service,
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
             data_dir: s.data_dir.unwrap_or_else(|| ".state/data".into()),
             site_root: s.site_root.unwrap_or_else(|| "target/site".into()),
@@ -278,6 +327,7 @@ mod tests {
         .unwrap();
         let cli = Settings {
             keystone_url: Some("http://flag/v3".into()),
+            controller_service_password: Some("pw".into()),
             ..Default::default()
         };
         let c = Config::resolve(cli.over(file)).unwrap();
@@ -287,6 +337,23 @@ mod tests {
         assert_eq!(c.public_origin, "http://127.0.0.1:4000");
         assert!(!c.https);
         assert_eq!(c.controller_url, "embedded");
+        assert_eq!(c.controller_service.unwrap().user_name, "mission-control");
+    }
+
+    #[test]
+    fn the_embedded_controller_needs_a_service_password_a_remote_one_does_not() {
+        let err = Config::resolve(Settings::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("controller_service_password:"), "{err}");
+        let remote = Settings {
+            controller_url: Some("https://kubernikus.example".into()),
+            ..Default::default()
+        };
+        assert!(Config::resolve(remote)
+            .unwrap()
+            .controller_service
+            .is_none());
     }
 
     #[test]
@@ -301,15 +368,19 @@ mod tests {
     fn unknown_keys_and_bad_origins_are_rejected_with_the_key_named() {
         let err = toml::from_str::<Settings>("keystone = \"x\"").unwrap_err();
         assert!(err.to_string().contains("unknown field"), "{err}");
+        let base = || Settings {
+            controller_url: Some("http://k".into()),
+            ..Default::default()
+        };
         let s = Settings {
             public_origin: Some("https://mc.example/app".into()),
-            ..Default::default()
+            ..base()
         };
         let err = Config::resolve(s).unwrap_err().to_string();
         assert!(err.starts_with("public_origin:"), "{err}");
         let s = Settings {
             public_origin: Some("HTTPS://MC.example:443/".into()),
-            ..Default::default()
+            ..base()
         };
         let c = Config::resolve(s).unwrap();
         assert_eq!(c.public_origin, "https://mc.example");

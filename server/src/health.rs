@@ -1,39 +1,45 @@
-//! Liveness, readiness, and the Keystone watcher behind readiness.
+//! Liveness, readiness, and the watchers behind readiness (Keystone and the controller).
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::{http::StatusCode, response::IntoResponse};
 
-/// Whether Keystone answered the last probe.
+/// Whether the services the dashboard depends on answered their last probe.
 #[derive(Debug, Default)]
-pub struct KeystoneHealth {
-    up: AtomicBool,
+pub struct Readiness {
+    /// Keystone answers `GET /v3`.
+    pub keystone: AtomicBool,
+    /// The controller answers `GET /info`.
+    pub controller: AtomicBool,
 }
 
-impl KeystoneHealth {
-    /// True when the last probe succeeded.
-    pub fn is_up(&self) -> bool {
-        self.up.load(Ordering::Relaxed)
-    }
-}
-
-/// Probes Keystone until the process ends: with backoff (0.25 s doubling to 10 s) while it
-/// is down, every 10 s while it is up. Logs once per state change, not per attempt.
-pub async fn watch_keystone(client: keystone::Client, health: Arc<KeystoneHealth>) {
+/// Probes a dependency until the process ends: with backoff (0.25 s doubling to 10 s)
+/// while it is down, every 10 s while it is up. Logs once per state change, not per attempt.
+pub async fn watch<F, Fut>(
+    name: &'static str,
+    url: String,
+    flag: Arc<Readiness>,
+    pick: fn(&Readiness) -> &AtomicBool,
+    probe: F,
+) where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
     let mut backoff = Duration::from_millis(250);
     let mut last: Option<bool> = None;
-    tracing::info!(url = %client.base_url(), "waiting for Keystone");
+    tracing::info!(%url, "waiting for {name}");
     loop {
-        let result = client.probe().await;
+        let result = probe().await;
         let up = result.is_ok();
-        health.up.store(up, Ordering::Relaxed);
+        pick(&flag).store(up, Ordering::Relaxed);
         if last != Some(up) {
             match &result {
-                Ok(()) => tracing::info!(url = %client.base_url(), "Keystone is reachable"),
+                Ok(()) => tracing::info!(%url, "{name} is reachable"),
                 Err(e) => {
-                    tracing::warn!(url = %client.base_url(), error = %e, "Keystone is unreachable; retrying with backoff")
+                    tracing::warn!(%url, error = %e, "{name} is unreachable; retrying with backoff")
                 }
             }
             last = Some(up);
@@ -55,14 +61,21 @@ pub async fn healthz() -> impl IntoResponse {
     "ok"
 }
 
-/// `GET /readyz`: 200 when Keystone is reachable, else 503 with the reason.
-pub async fn readyz(health: Arc<KeystoneHealth>) -> impl IntoResponse {
-    if health.is_up() {
-        (StatusCode::OK, "ready")
+/// `GET /readyz`: 200 when Keystone and the controller answer, else 503 naming what is down.
+pub async fn readyz(r: Arc<Readiness>) -> impl IntoResponse {
+    let mut down = Vec::new();
+    if !r.keystone.load(Ordering::Relaxed) {
+        down.push("Keystone is unreachable");
+    }
+    if !r.controller.load(Ordering::Relaxed) {
+        down.push("the controller is unreachable");
+    }
+    if down.is_empty() {
+        (StatusCode::OK, "ready".to_string())
     } else {
         (
             StatusCode::SERVICE_UNAVAILABLE,
-            "not ready: Keystone is unreachable",
+            format!("not ready: {}", down.join("; ")),
         )
     }
 }

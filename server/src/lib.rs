@@ -27,7 +27,7 @@ use tower_sessions::{
 };
 
 pub use config::{Config, SessionStoreKind};
-use health::KeystoneHealth;
+use health::Readiness;
 
 /// Axum state: Leptos options for rendering and the server functions' state.
 #[derive(Clone, FromRef)]
@@ -47,6 +47,9 @@ pub enum StartError {
     /// The session database could not be opened.
     #[error("session store: {0}")]
     Store(String),
+    /// The embedded controller could not start.
+    #[error("embedded controller: {0}")]
+    Controller(#[from] controller::run::StartError),
     /// The listen address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -61,6 +64,9 @@ pub enum StartError {
 pub struct Running {
     /// The address it listens on (useful with port 0).
     pub addr: SocketAddr,
+    /// The controller the dashboard talks to (the embedded one's loopback URL, or the
+    /// configured remote one).
+    pub controller_url: String,
     /// Completes when the server stops.
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -72,8 +78,80 @@ pub async fn start(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<Running, StartError> {
     let keystone = keystone::Client::new(&config.keystone_url)?;
-    let health = Arc::new(KeystoneHealth::default());
-    tokio::spawn(health::watch_keystone(keystone.clone(), health.clone()));
+    // One shutdown signal for the dashboard and the embedded controller.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let stopped = move || {
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
+    };
+    let controller_url = match &config.controller_service {
+        Some(service) => {
+            let running = controller::run::start(
+                controller::run::ControllerConfig {
+                    listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                    keystone_url: config.keystone_url.clone(),
+                    service: service.clone(),
+                    db_path: config.data_dir.join("controller.db"),
+                    policy_file: None,
+                    token_cache: std::time::Duration::from_secs(300),
+                    settings: controller::api::ApiSettings::default(),
+                },
+                stopped(),
+            )
+            .await?;
+            format!("http://{}", running.addr)
+        }
+        None => config.controller_url.trim_end_matches('/').to_string(),
+    };
+    let ready = Arc::new(Readiness::default());
+    {
+        let ks = keystone.clone();
+        let url = ks.base_url().to_string();
+        let probe = move || {
+            let ks = ks.clone();
+            async move { ks.probe().await.map_err(|e| e.to_string()) }
+        };
+        tokio::spawn(health::watch(
+            "Keystone",
+            url,
+            ready.clone(),
+            |r| &r.keystone,
+            probe,
+        ));
+    }
+    {
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(3))
+            .build()
+            .map_err(|e| StartError::Store(e.to_string()))?;
+        let info = format!("{controller_url}/info");
+        let probe = move || {
+            let (http, info) = (http.clone(), info.clone());
+            async move {
+                let r = http
+                    .get(&info)
+                    .send()
+                    .await
+                    .map_err(|e| e.without_url().to_string())?;
+                r.error_for_status()
+                    .map(drop)
+                    .map_err(|e| e.without_url().to_string())
+            }
+        };
+        tokio::spawn(health::watch(
+            "the controller",
+            controller_url.clone(),
+            ready.clone(),
+            |r| &r.controller,
+            probe,
+        ));
+    }
     let state = AppState {
         keystone,
         limiter: Arc::new(LoginLimiter::new(RateLimits {
@@ -88,12 +166,12 @@ pub async fn start(
         SessionStoreKind::Memory => router(
             &config,
             state,
-            health,
+            ready,
             tower_sessions::MemoryStore::default(),
         ),
         SessionStoreKind::Sqlite => {
             let store = sqlite_store(&config).await?;
-            router(&config, state, health, store)
+            router(&config, state, ready, store)
         }
     };
     let listener = tokio::net::TcpListener::bind(config.site_addr)
@@ -106,16 +184,20 @@ pub async fn start(
         addr: config.site_addr,
         source,
     })?;
-    tracing::info!(%addr, public_origin = config.public_origin, controller = config.controller_url, "Mission Control listening");
+    tracing::info!(%addr, public_origin = config.public_origin, controller = controller_url, "Mission Control listening");
     let task = tokio::spawn(async move {
         axum::serve(
             listener,
             router.into_make_service_with_connect_info::<SocketAddr>(),
         )
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(stopped())
         .await
     });
-    Ok(Running { addr, task })
+    Ok(Running {
+        addr,
+        controller_url,
+        task,
+    })
 }
 
 async fn sqlite_store(
@@ -149,7 +231,7 @@ async fn sqlite_store(
 pub fn router<S: SessionStore + Clone>(
     config: &Config,
     app_state: AppState,
-    health: Arc<KeystoneHealth>,
+    ready: Arc<Readiness>,
     store: S,
 ) -> Router {
     let leptos = LeptosOptions::builder()
@@ -179,7 +261,7 @@ pub fn router<S: SessionStore + Clone>(
     let origin: Arc<str> = config.public_origin.as_str().into();
     Router::new()
         .route("/healthz", get(health::healthz))
-        .route("/readyz", get(move || health::readyz(health.clone())))
+        .route("/readyz", get(move || health::readyz(ready.clone())))
         .route("/api/{*fn_name}", get(server_fn).post(server_fn))
         .leptos_routes_with_context(
             &state,

@@ -173,6 +173,7 @@ async fn unreachable_keystone_gives_503_with_a_clear_message_and_not_ready() {
         format!("http://127.0.0.1:{}/v3", l.local_addr().unwrap().port())
     };
     let srv = spawn(|s| s.keystone_url = Some(dead)).await;
+    // (the embedded controller starts anyway; it fails closed while Keystone is away)
     let c = browser();
     let r = call(
         &c,
@@ -435,4 +436,47 @@ async fn pages_are_compressed_for_browsers_that_accept_it() {
     assert_eq!(r.headers()[header::CONTENT_ENCODING], "gzip");
     assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
     assert_eq!(r.headers()[header::X_FRAME_OPTIONS], "DENY");
+}
+
+#[tokio::test]
+async fn the_embedded_controller_serves_the_kubernikus_api_on_loopback() {
+    let srv = spawn(|_| {}).await;
+    assert!(
+        srv.controller_url.starts_with("http://127.0.0.1:"),
+        "{}",
+        srv.controller_url
+    );
+    let http = reqwest::Client::new();
+    let info: serde_json::Value = http
+        .get(format!("{}/info", srv.controller_url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(info["defaultClusterVersion"].is_string(), "{info}");
+    let token = {
+        let auth = keystone::PasswordAuth {
+            user_name: "alice",
+            password: "alice-secret",
+            user_domain: "demo",
+            project: keystone::ProjectRef::Name {
+                name: "demo",
+                domain: "demo",
+            },
+        };
+        keystone().password_auth(&auth).await.unwrap().secret
+    };
+    let r = http
+        .get(format!("{}/api/v1/clusters", srv.controller_url))
+        .header("x-auth-token", token.expose())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        srv.data_dir.join("controller.db").exists(),
+        "the controller's store lives in the data dir"
+    );
 }

@@ -1,7 +1,8 @@
 //! The controller stack behind the dashboard: a Rust implementation of the Kubernikus REST
-//! API. This first part holds authentication (Keystone token validation with a cache and a
-//! self-renewing service token) and authorization (oslo-style policy rules).
+//! API — [`api`] (axum routes per swagger operation), [`auth`] (Keystone token validation
+//! and oslo-style policy), [`store`] (SQLite) and [`run`] (start it, standalone or embedded).
 
 pub mod api;
 pub mod auth;
+pub mod run;
 pub mod store;

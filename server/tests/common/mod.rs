@@ -22,8 +22,10 @@ pub fn keystone_url() -> String {
 pub struct TestServer {
     /// e.g. http://127.0.0.1:41234
     pub base: String,
-    /// Its data dir (session database).
+    /// Its data dir (session and controller databases).
     pub data_dir: PathBuf,
+    /// The controller it talks to (the embedded one on loopback).
+    pub controller_url: String,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
@@ -42,6 +44,7 @@ pub async fn spawn(tweak: impl FnOnce(&mut Settings)) -> TestServer {
         keystone_url: Some(keystone_url()),
         data_dir: Some(data_dir.clone()),
         token_recheck_secs: Some(0),
+        controller_service_password: Some("mission-control-secret".into()),
         ..Default::default()
     };
     tweak(&mut s);
@@ -54,6 +57,7 @@ pub async fn spawn(tweak: impl FnOnce(&mut Settings)) -> TestServer {
     .expect("server starts");
     TestServer {
         base: format!("http://{}", running.addr),
+        controller_url: running.controller_url,
         data_dir,
         _stop: tx,
     }

@@ -1,0 +1,108 @@
+//! `kubernikus-controller`: the controller stack as its own process, serving the same
+//! router the dashboard embeds.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use controller::api::ApiSettings;
+use controller::auth::ServiceCredentials;
+use controller::run::{start, ControllerConfig};
+
+/// Command line and environment of the standalone controller.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubernikus-controller",
+    version,
+    about = "Kubernikus-compatible API for Mission Control"
+)]
+struct Args {
+    /// Listen address.
+    #[arg(long, env = "MC_CONTROLLER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Keystone v3 endpoint.
+    #[arg(
+        long,
+        env = "MC_KEYSTONE_URL",
+        default_value = "http://127.0.0.1:5000/v3"
+    )]
+    keystone_url: String,
+    /// Service user that validates tokens.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_SERVICE_USER",
+        default_value = "mission-control"
+    )]
+    service_user: String,
+    /// Its password.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PASSWORD", hide_env_values = true)]
+    service_password: String,
+    /// Its domain.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_DOMAIN", default_value = "Default")]
+    service_domain: String,
+    /// Project its token is scoped to (in the same domain).
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT", default_value = "service")]
+    service_project: String,
+    /// SQLite database file.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_DB",
+        default_value = ".state/data/controller.db"
+    )]
+    db: PathBuf,
+    /// Policy file; default: the built-in Kubernikus rules.
+    #[arg(long, env = "MC_CONTROLLER_POLICY")]
+    policy: Option<PathBuf>,
+    /// Browser origins allowed by CORS (comma-separated).
+    #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
+    cors_origins: Vec<String>,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .init();
+    let a = Args::parse();
+    let config = ControllerConfig {
+        listen: a.listen,
+        keystone_url: a.keystone_url,
+        service: ServiceCredentials {
+            user_name: a.service_user,
+            password: a.service_password,
+            user_domain: a.service_domain.clone(),
+            project: a.service_project,
+            project_domain: a.service_domain,
+        },
+        db_path: a.db,
+        policy_file: a.policy,
+        token_cache: Duration::from_secs(300),
+        settings: ApiSettings {
+            cors_origins: a.cors_origins,
+            ..Default::default()
+        },
+    };
+    let running = match start(config, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kubernikus-controller: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match running.task.await {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        other => {
+            eprintln!("kubernikus-controller: stopped with {other:?}");
+            ExitCode::FAILURE
+        }
+    }
+}

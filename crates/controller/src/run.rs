@@ -1,0 +1,133 @@
+//! Starting the controller: open the store, load the policy, build the router, serve. Used
+//! by the standalone binary and by the dashboard, which embeds it on a loopback port.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::api::{router, ApiSettings, ApiState};
+use crate::auth::{Policy, PolicyError, ServiceCredentials, TokenValidator};
+use crate::store::{Store, StoreError};
+
+/// Everything the controller needs to run.
+#[derive(Clone, Debug)]
+pub struct ControllerConfig {
+    /// Listen address (port 0: any free port).
+    pub listen: SocketAddr,
+    /// Keystone v3 endpoint.
+    pub keystone_url: String,
+    /// The controller's own Keystone user (validates other tokens).
+    pub service: ServiceCredentials,
+    /// SQLite database file.
+    pub db_path: PathBuf,
+    /// Policy file (oslo-style JSON); `None`: the built-in Kubernikus rules.
+    pub policy_file: Option<PathBuf>,
+    /// How long a validated token is trusted (at most 5 minutes).
+    pub token_cache: Duration,
+    /// Versions, reserved ranges, CORS origins.
+    pub settings: ApiSettings,
+}
+
+/// Why the controller cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Bad Keystone URL.
+    #[error("keystone: {0}")]
+    Keystone(#[from] keystone::Error),
+    /// The policy file is unreadable or invalid.
+    #[error("policy {path}: {message}")]
+    Policy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The database cannot be opened.
+    #[error("store {path}: {source}")]
+    Store {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: StoreError,
+    },
+    /// The address cannot be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A running controller.
+pub struct Running {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Ends when the server stops.
+    pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// Opens the store, loads the policy and serves the API until `shutdown` completes.
+pub async fn start(
+    config: ControllerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<Running, StartError> {
+    let policy = match &config.policy_file {
+        None => Policy::kubernikus(),
+        Some(path) => {
+            let bad = |message: String| StartError::Policy {
+                path: path.clone(),
+                message,
+            };
+            let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+            Policy::from_json(&text).map_err(|e: PolicyError| bad(e.to_string()))?
+        }
+    };
+    if let Some(dir) = config
+        .db_path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|e| StartError::Store {
+            path: config.db_path.clone(),
+            source: StoreError::Corrupt(e.to_string()),
+        })?;
+    }
+    let store = Store::open(&config.db_path)
+        .await
+        .map_err(|source| StartError::Store {
+            path: config.db_path.clone(),
+            source,
+        })?;
+    let keystone = keystone::Client::new(&config.keystone_url)?;
+    let state = ApiState {
+        store,
+        validator: Arc::new(TokenValidator::new(
+            keystone,
+            config.service.clone(),
+            config.token_cache,
+        )),
+        policy: Arc::new(policy),
+        settings: Arc::new(config.settings.clone()),
+    };
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: config.listen,
+        source,
+    })?;
+    tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
+    let app = router(state);
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+    });
+    Ok(Running { addr, task })
+}

@@ -100,7 +100,10 @@ pub async fn start(
                     db_path: config.data_dir.join("controller.db"),
                     policy_file: None,
                     token_cache: std::time::Duration::from_secs(300),
-                    settings: controller::api::ApiSettings::default(),
+                    settings: controller::api::ApiSettings {
+                        auth_url: config.keystone_url.clone(),
+                        ..Default::default()
+                    },
                 },
                 stopped(),
             )

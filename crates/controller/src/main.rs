@@ -55,6 +55,9 @@ struct Args {
     /// Policy file; default: the built-in Kubernikus rules.
     #[arg(long, env = "MC_CONTROLLER_POLICY")]
     policy: Option<PathBuf>,
+    /// URL of this API as users reach it (default: the listen address).
+    #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
+    public_url: Option<String>,
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
@@ -71,7 +74,7 @@ async fn main() -> ExitCode {
     let a = Args::parse();
     let config = ControllerConfig {
         listen: a.listen,
-        keystone_url: a.keystone_url,
+        keystone_url: a.keystone_url.clone(),
         service: ServiceCredentials {
             user_name: a.service_user,
             password: a.service_password,
@@ -84,6 +87,8 @@ async fn main() -> ExitCode {
         token_cache: Duration::from_secs(300),
         settings: ApiSettings {
             cors_origins: a.cors_origins,
+            auth_url: a.keystone_url,
+            public_url: a.public_url.unwrap_or_default(),
             ..Default::default()
         },
     };

@@ -101,17 +101,6 @@ pub async fn start(
             path: config.db_path.clone(),
             source,
         })?;
-    let keystone = keystone::Client::new(&config.keystone_url)?;
-    let state = ApiState {
-        store,
-        validator: Arc::new(TokenValidator::new(
-            keystone,
-            config.service.clone(),
-            config.token_cache,
-        )),
-        policy: Arc::new(policy),
-        settings: Arc::new(config.settings.clone()),
-    };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|source| StartError::Bind {
@@ -122,6 +111,21 @@ pub async fn start(
         addr: config.listen,
         source,
     })?;
+    let mut settings = config.settings.clone();
+    if settings.public_url.is_empty() {
+        settings.public_url = format!("http://{addr}");
+    }
+    let keystone = keystone::Client::new(&config.keystone_url)?;
+    let state = ApiState {
+        store,
+        validator: Arc::new(TokenValidator::new(
+            keystone,
+            config.service.clone(),
+            config.token_cache,
+        )),
+        policy: Arc::new(policy),
+        settings: Arc::new(settings),
+    };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
     let app = router(state);
     let task = tokio::spawn(async move {

@@ -543,3 +543,87 @@ async fn root_lists_paths_and_docs_serve_the_openapi_document() {
     assert_eq!(s, 404);
     assert_error(&e, 404, "No such API path");
 }
+
+#[tokio::test]
+async fn events_info_and_oidc_of_a_kluster() {
+    let (app, store) = app_with(&url()).await;
+    let alice = token("alice", "demo").await;
+    let bob = token("bob", "demo").await;
+    call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("ev", None)),
+    )
+    .await;
+    let (s, ev) = call(&app, "GET", "/api/v1/clusters/ev/events", Some(&bob), None).await;
+    assert_eq!((s, ev), (200, json!([])));
+    let account = keystone::Client::new(&url())
+        .unwrap()
+        .validate(
+            &keystone::TokenSecret::new(alice.clone()),
+            &keystone::TokenSecret::new(alice.clone()),
+        )
+        .await
+        .unwrap()
+        .project
+        .unwrap()
+        .id;
+    store
+        .record_event(
+            &account,
+            "ev",
+            "Warning",
+            "FailedCreateNode",
+            "Quota exceeded for instances",
+        )
+        .await
+        .unwrap();
+    store
+        .record_event(
+            &account,
+            "ev",
+            "Warning",
+            "FailedCreateNode",
+            "Quota exceeded for instances",
+        )
+        .await
+        .unwrap();
+    let (_, ev) = call(&app, "GET", "/api/v1/clusters/ev/events", Some(&bob), None).await;
+    assert_eq!(ev[0]["reason"], "FailedCreateNode");
+    assert_eq!(ev[0]["type"], "Warning");
+    assert_eq!(ev[0]["count"], 2);
+    assert!(ev[0]["firstTimestamp"].as_str().unwrap().ends_with('Z'));
+
+    let (s, info) = call(&app, "GET", "/api/v1/clusters/ev/info", Some(&bob), None).await;
+    assert_eq!(s, 200);
+    let cmd = info["setupCommand"].as_str().unwrap();
+    assert!(
+        cmd.starts_with(
+            "kubernikusctl auth init --username bob --user-domain-name demo --project-id "
+        ),
+        "{cmd}"
+    );
+    assert!(cmd.ends_with("--name ev"), "{cmd}");
+
+    let (s, e) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/ev/credentials/oidc",
+        Some(&bob),
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+    assert_error(&e, 404, "OIDC is not configured");
+    let (s, _) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/none/events",
+        Some(&bob),
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+}

@@ -123,6 +123,50 @@ pub async fn terminate(
     Ok(StatusCode::ACCEPTED)
 }
 
+/// `GET /api/v1/clusters/{name}/events` (GetClusterEvents).
+pub async fn events(
+    State(st): State<ApiState>,
+    caller: Caller,
+    Path(name): Path<String>,
+) -> Result<Json<Vec<kluster::Event>>, ApiError> {
+    let who = caller.allow(&st, "GetClusterEvents")?;
+    find(&st, &who.account, &name).await?;
+    Ok(Json(st.store.events(&who.account, &name).await?))
+}
+
+/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command.
+pub async fn info(
+    State(st): State<ApiState>,
+    caller: Caller,
+    Path(name): Path<String>,
+) -> Result<Json<kluster::KlusterInfo>, ApiError> {
+    let who = caller.allow(&st, "GetClusterInfo")?;
+    find(&st, &who.account, &name).await?;
+    let setup_command = format!(
+        "kubernikusctl auth init --username {} --user-domain-name {} --project-id {} --auth-url {} --url {} --name {}",
+        who.name, who.domain, who.account, st.settings.auth_url, st.settings.public_url, name
+    );
+    Ok(Json(kluster::KlusterInfo {
+        setup_command,
+        binaries: Vec::new(),
+    }))
+}
+
+/// `GET /api/v1/clusters/{name}/credentials/oidc` (GetClusterCredentialsOIDC): 404, as
+/// Kubernikus answers when neither OIDC nor dex is configured (this stack runs no dex).
+pub async fn credentials_oidc(
+    State(st): State<ApiState>,
+    caller: Caller,
+    Path(name): Path<String>,
+) -> Result<Json<kluster::Credentials>, ApiError> {
+    let who = caller.allow(&st, "GetClusterCredentialsOIDC")?;
+    find(&st, &who.account, &name).await?;
+    Err(ApiError::new(
+        StatusCode::NOT_FOUND,
+        "OIDC is not configured for this kluster; use /credentials",
+    ))
+}
+
 async fn find(st: &ApiState, account: &str, name: &str) -> Result<StoredKluster, ApiError> {
     if kluster::validate::kluster_name(name).is_err() {
         return Err(ApiError::not_found(name));

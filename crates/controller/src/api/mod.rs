@@ -37,6 +37,10 @@ pub struct ApiSettings {
     pub reserved_cidrs: Vec<String>,
     /// Browser origins allowed by CORS (empty: none).
     pub cors_origins: Vec<String>,
+    /// Keystone URL users authenticate against (for the setup command).
+    pub auth_url: String,
+    /// This API's URL as users reach it (for the setup command); empty: the listen address.
+    pub public_url: String,
 }
 
 impl Default for ApiSettings {
@@ -52,6 +56,8 @@ impl Default for ApiSettings {
             available_versions: versions,
             reserved_cidrs: vec!["198.19.0.0/16".into()],
             cors_origins: Vec::new(),
+            auth_url: "http://127.0.0.1:5000/v3".into(),
+            public_url: String::new(),
         }
     }
 }
@@ -104,6 +110,12 @@ pub fn router(state: ApiState) -> Router {
             get(clusters::show)
                 .put(clusters::update)
                 .delete(clusters::terminate),
+        )
+        .route("/api/v1/clusters/{name}/events", get(clusters::events))
+        .route("/api/v1/clusters/{name}/info", get(clusters::info))
+        .route(
+            "/api/v1/clusters/{name}/credentials/oidc",
+            get(clusters::credentials_oidc),
         )
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "No such API path; GET / lists them")

@@ -182,6 +182,87 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Records an event about a kluster. An identical event (same type, reason and
+    /// message) seen before is aggregated: its count grows and its last timestamp moves.
+    /// Returns the event's id.
+    pub async fn record_event(
+        &self,
+        project: &str,
+        kluster: &str,
+        kind: &str,
+        reason: &str,
+        message: &str,
+    ) -> Result<i64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let existing = sqlx::query(
+            "SELECT id FROM events WHERE project_id = ? AND kluster = ? AND type = ? AND reason = ? AND message = ?
+             ORDER BY id DESC LIMIT 1",
+        )
+        .bind(project)
+        .bind(kluster)
+        .bind(kind)
+        .bind(reason)
+        .bind(message)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let id = match existing {
+            Some(row) => {
+                let id: i64 = row.get(0);
+                sqlx::query(
+                    "UPDATE events SET count = count + 1, last_timestamp = strftime('%Y-%m-%dT%H:%M:%SZ','now')
+                     WHERE id = ?",
+                )
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                id
+            }
+            None => sqlx::query(
+                "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp)
+                 VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+            )
+            .bind(project)
+            .bind(kluster)
+            .bind(kind)
+            .bind(reason)
+            .bind(message)
+            .execute(&mut *tx)
+            .await?
+            .last_insert_rowid(),
+        };
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// A kluster's events, oldest first, in the Kubernikus `Event` shape.
+    pub async fn events(
+        &self,
+        project: &str,
+        kluster: &str,
+    ) -> Result<Vec<kluster::Event>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT count, last_timestamp, first_timestamp, reason, message, type FROM events
+             WHERE project_id = ? AND kluster = ? ORDER BY last_timestamp, id",
+        )
+        .bind(project)
+        .bind(kluster)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| kluster::Event {
+                count: r.get(0),
+                last_timestamp: r.get(1),
+                first_timestamp: r.get(2),
+                reason: r.get(3),
+                message: r.get(4),
+                kind: r.get(5),
+            })
+            .collect())
+    }
+}
+
 fn phase_str(p: KlusterPhase) -> &'static str {
     match p {
         KlusterPhase::Pending => "Pending",
@@ -263,5 +344,31 @@ mod tests {
                 .phase,
             KlusterPhase::Pending
         );
+    }
+
+    #[tokio::test]
+    async fn identical_events_aggregate_and_stay_in_their_project() {
+        let s = Store::open(&db_path("events")).await.unwrap();
+        let a = s
+            .record_event("p1", "k", "Warning", "FailedCreateNode", "quota")
+            .await
+            .unwrap();
+        let b = s
+            .record_event("p1", "k", "Warning", "FailedCreateNode", "quota")
+            .await
+            .unwrap();
+        let c = s
+            .record_event("p1", "k", "Normal", "Running", "up")
+            .await
+            .unwrap();
+        assert_eq!(a, b);
+        assert!(c > a, "ids grow");
+        let ev = s.events("p1", "k").await.unwrap();
+        assert_eq!(ev.len(), 2);
+        assert_eq!(
+            (ev[0].reason.as_str(), ev[0].count),
+            ("FailedCreateNode", 2)
+        );
+        assert!(s.events("p2", "k").await.unwrap().is_empty());
     }
 }

@@ -98,6 +98,9 @@ pub async fn start(
                     keystone_url: config.keystone_url.clone(),
                     service: service.clone(),
                     db_path: config.data_dir.join("controller.db"),
+                    ca_key: controller::run::load_or_create_key(
+                        &config.data_dir.join("controller-ca.key"),
+                    )?,
                     policy_file: None,
                     token_cache: std::time::Duration::from_secs(300),
                     settings: controller::api::ApiSettings {

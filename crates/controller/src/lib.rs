@@ -4,5 +4,6 @@
 
 pub mod api;
 pub mod auth;
+pub mod pki;
 pub mod run;
 pub mod store;

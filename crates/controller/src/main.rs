@@ -45,6 +45,13 @@ struct Args {
     /// Project its token is scoped to (in the same domain).
     #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT", default_value = "service")]
     service_project: String,
+    /// File with the key that seals CA keys at rest (64 hex digits; created if missing).
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_CA_KEY_FILE",
+        default_value = ".state/data/controller-ca.key"
+    )]
+    ca_key_file: PathBuf,
     /// SQLite database file.
     #[arg(
         long,
@@ -72,7 +79,15 @@ async fn main() -> ExitCode {
         )
         .init();
     let a = Args::parse();
+    let ca_key = match controller::run::load_or_create_key(&a.ca_key_file) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("kubernikus-controller: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let config = ControllerConfig {
+        ca_key,
         listen: a.listen,
         keystone_url: a.keystone_url.clone(),
         service: ServiceCredentials {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::api::{router, ApiSettings, ApiState};
 use crate::auth::{Policy, PolicyError, ServiceCredentials, TokenValidator};
+use crate::pki::{SealKey, Sealer};
 use crate::store::{Store, StoreError};
 
 /// Everything the controller needs to run.
@@ -27,6 +28,61 @@ pub struct ControllerConfig {
     pub token_cache: Duration,
     /// Versions, reserved ranges, CORS origins.
     pub settings: ApiSettings,
+    /// Key that seals the klusters' CA keys at rest.
+    pub ca_key: SealKey,
+}
+
+/// Reads a sealing key (64 hex digits) from `path`, creating the file with a random key
+/// (mode 0600) when it does not exist.
+pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, StartError> {
+    let bad = |message: String| StartError::Key {
+        path: path.to_path_buf(),
+        message,
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let hex = text.trim();
+            if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad("expected 64 hexadecimal digits (32 bytes)".into()));
+            }
+            let mut key = [0u8; 32];
+            for (i, byte) in key.iter_mut().enumerate() {
+                *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
+                    .map_err(|e| bad(e.to_string()))?;
+            }
+            Ok(SealKey(key))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            use rand_core::RngCore;
+            let mut key = [0u8; 32];
+            rand_core::OsRng.fill_bytes(&mut key);
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| bad(e.to_string()))?;
+            }
+            let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+            write_private(path, &hex).map_err(|e| bad(e.to_string()))?;
+            tracing::info!(path = %path.display(), "created a new CA sealing key");
+            Ok(SealKey(key))
+        }
+        Err(e) => Err(bad(e.to_string())),
+    }
+}
+
+#[cfg(unix)]
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(text.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)
 }
 
 /// Why the controller cannot start.
@@ -50,6 +106,14 @@ pub enum StartError {
         path: PathBuf,
         /// Why.
         source: StoreError,
+    },
+    /// The CA sealing key file is unusable.
+    #[error("CA sealing key {path}: {message}")]
+    Key {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
     },
     /// The address cannot be bound.
     #[error("cannot listen on {addr}: {source}")]
@@ -125,6 +189,7 @@ pub async fn start(
         )),
         policy: Arc::new(policy),
         settings: Arc::new(settings),
+        sealer: Arc::new(Sealer::new(&config.ca_key.0)),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
     let app = router(state);

@@ -45,6 +45,7 @@ async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Router
         validator: Arc::new(validator),
         policy: Arc::new(Policy::kubernikus()),
         settings: Arc::new(settings),
+        sealer: Arc::new(controller::pki::Sealer::new(&[42u8; 32])),
     };
     (router(state), store)
 }
@@ -626,4 +627,117 @@ async fn events_info_and_oidc_of_a_kluster() {
     )
     .await;
     assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn credentials_give_a_kubeconfig_signed_by_the_klusters_ca_that_kubectl_reads() {
+    use base64::Engine;
+    use x509_cert::der::DecodePem;
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let bob = token("bob", "demo").await;
+    let (s, k) = call(
+        &app,
+        "POST",
+        "/api/v1/clusters",
+        Some(&alice),
+        Some(kluster("creds", None)),
+    )
+    .await;
+    assert_eq!(s, 201, "{k}");
+    let apiserver = k["status"]["apiserver"].as_str().unwrap().to_string();
+    assert!(apiserver.starts_with("https://creds-"), "{apiserver}");
+
+    let (s, c) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/creds/credentials",
+        Some(&bob),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{c}");
+    let kubeconfig = c["kubeconfig"].as_str().unwrap().to_string();
+    let field = |name: &str| -> Vec<u8> {
+        let line = kubeconfig
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap();
+        let b64 = line.split_once(": ").unwrap().1.trim();
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
+    };
+    let ca = x509_cert::Certificate::from_pem(field("certificate-authority-data")).unwrap();
+    let cert = x509_cert::Certificate::from_pem(field("client-certificate-data")).unwrap();
+    assert_eq!(
+        cert.tbs_certificate.issuer, ca.tbs_certificate.subject,
+        "issued by the kluster's CA"
+    );
+    let subject = cert.tbs_certificate.subject.to_string();
+    assert!(
+        subject.contains("CN=bob@demo") && subject.contains("O=os:kubernetes_member"),
+        "{subject}"
+    );
+    let v = &cert.tbs_certificate.validity;
+    assert_eq!(
+        v.not_after.to_unix_duration().as_secs() - v.not_before.to_unix_duration().as_secs(),
+        86_400
+    );
+    // Verify the signature with the CA's public key.
+    {
+        use p256::ecdsa::{signature::Verifier, DerSignature, VerifyingKey};
+        use p256::pkcs8::DecodePublicKey;
+        use x509_cert::der::Encode;
+        let spki = ca.tbs_certificate.subject_public_key_info.to_der().unwrap();
+        let vk = VerifyingKey::from_public_key_der(&spki).unwrap();
+        let sig = DerSignature::from_bytes(cert.signature.raw_bytes()).unwrap();
+        vk.verify(&cert.tbs_certificate.to_der().unwrap(), &sig)
+            .expect("client cert signed by the CA");
+    }
+    // Every call mints a new certificate.
+    let (_, again) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/creds/credentials",
+        Some(&bob),
+        None,
+    )
+    .await;
+    assert_ne!(again["kubeconfig"], c["kubeconfig"]);
+
+    // kubectl (Debian's kubernetes-client) reads it.
+    let path = std::env::temp_dir().join(format!("mc-kubeconfig-{}", std::process::id()));
+    std::fs::write(&path, &kubeconfig).unwrap();
+    let out = std::process::Command::new("kubectl")
+        .args(["config", "view", "--raw", "-o", "json", "--kubeconfig"])
+        .arg(&path)
+        .output()
+        .expect("kubectl must be installed (scripts/setup installs kubernetes-client)");
+    assert!(
+        out.status.success(),
+        "kubectl: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let view: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(view["current-context"], "creds");
+    assert_eq!(view["clusters"][0]["name"], "creds");
+    assert_eq!(view["clusters"][0]["cluster"]["server"], apiserver.as_str());
+    assert_eq!(view["contexts"][0]["context"]["user"], "bob@demo");
+    let _ = std::fs::remove_file(path);
+
+    // Another project's kluster gives nothing.
+    let staging = token("alice", "staging").await;
+    assert_eq!(
+        call(
+            &app,
+            "GET",
+            "/api/v1/clusters/creds/credentials",
+            Some(&staging),
+            None
+        )
+        .await
+        .0,
+        404
+    );
 }

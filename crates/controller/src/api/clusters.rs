@@ -9,7 +9,8 @@ use axum::{
 use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
 
 use super::{ApiError, ApiState, Caller};
-use crate::store::StoredKluster;
+use crate::pki::{self, KlusterCa};
+use crate::store::{CaRecord, StoredKluster};
 
 /// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters.
 pub async fn list(
@@ -52,14 +53,23 @@ pub async fn create(
     }
     k.status = KlusterStatus {
         phase: KlusterPhase::Pending,
+        apiserver: format!(
+            "https://{}-{}.{}",
+            k.name, who.account, st.settings.apiserver_domain
+        ),
         ..Default::default()
+    };
+    let ca = KlusterCa::generate(&k.name, &who.account).map_err(internal)?;
+    let ca = CaRecord {
+        key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
+        cert_pem: ca.cert_pem,
     };
     let stored = StoredKluster {
         kluster: k,
         creator: format!("{}/{}", who.name, who.domain),
         termination_protected: false,
     };
-    st.store.insert(&who.account, &stored).await?;
+    st.store.insert(&who.account, &stored, &ca).await?;
     tracing::info!(
         kluster = stored.kluster.name,
         project = who.account,
@@ -150,6 +160,53 @@ pub async fn info(
         setup_command,
         binaries: Vec::new(),
     }))
+}
+
+/// `GET /api/v1/clusters/{name}/credentials` (GetClusterCredentials): a kubeconfig with a
+/// new client certificate, valid 24 h, `CN=<user>@<domain>`, `O=os:<role>` per role.
+pub async fn credentials(
+    State(st): State<ApiState>,
+    caller: Caller,
+    Path(name): Path<String>,
+) -> Result<Json<kluster::Credentials>, ApiError> {
+    let who = caller.allow(&st, "GetClusterCredentials")?;
+    let k = find(&st, &who.account, &name).await?.kluster;
+    let rec = st.store.ca(&who.account, &name).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "This kluster has no certificate authority yet; try again shortly",
+        )
+    })?;
+    let ca = KlusterCa::open(&rec.cert_pem, &rec.key_sealed, &st.sealer).map_err(internal)?;
+    let user = format!("{}@{}", who.name, who.domain);
+    let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
+    let (cert_pem, key_pem) = ca
+        .client_cert(&user, &orgs, pki::CLIENT_VALIDITY)
+        .map_err(internal)?;
+    let kubeconfig = pki::kubeconfig(&pki::KubeconfigParts {
+        kluster: &name,
+        server: &k.status.apiserver,
+        user: &user,
+        ca_pem: &rec.cert_pem,
+        cert_pem: &cert_pem,
+        key_pem: &key_pem,
+    });
+    tracing::info!(
+        kluster = name,
+        project = who.account,
+        user,
+        "client certificate issued"
+    );
+    Ok(Json(kluster::Credentials { kubeconfig }))
+}
+
+/// Logs a PKI fault and answers 500 without its details.
+fn internal(e: pki::PkiError) -> ApiError {
+    tracing::error!(error = %e, "pki failure");
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Internal error; it has been logged",
+    )
 }
 
 /// `GET /api/v1/clusters/{name}/credentials/oidc` (GetClusterCredentialsOIDC): 404, as

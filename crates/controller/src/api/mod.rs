@@ -22,6 +22,7 @@ pub use error::ApiError;
 pub use hygiene::REQUEST_ID;
 
 use crate::auth::{Policy, TokenValidator};
+use crate::pki::Sealer;
 use crate::store::Store;
 
 /// Versions and ranges the API works with.
@@ -41,6 +42,8 @@ pub struct ApiSettings {
     pub auth_url: String,
     /// This API's URL as users reach it (for the setup command); empty: the listen address.
     pub public_url: String,
+    /// Klusters' apiservers are `https://<name>-<project id>.<apiserver_domain>`.
+    pub apiserver_domain: String,
 }
 
 impl Default for ApiSettings {
@@ -58,6 +61,7 @@ impl Default for ApiSettings {
             cors_origins: Vec::new(),
             auth_url: "http://127.0.0.1:5000/v3".into(),
             public_url: String::new(),
+            apiserver_domain: "kluster.mission-control.local".into(),
         }
     }
 }
@@ -73,6 +77,8 @@ pub struct ApiState {
     pub policy: Arc<Policy>,
     /// Versions and ranges.
     pub settings: Arc<ApiSettings>,
+    /// Seals and opens the klusters' CA keys.
+    pub sealer: Arc<Sealer>,
 }
 
 /// Request bodies above this size are refused with 413.
@@ -113,6 +119,10 @@ pub fn router(state: ApiState) -> Router {
         )
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/info", get(clusters::info))
+        .route(
+            "/api/v1/clusters/{name}/credentials",
+            get(clusters::credentials),
+        )
         .route(
             "/api/v1/clusters/{name}/credentials/oidc",
             get(clusters::credentials_oidc),

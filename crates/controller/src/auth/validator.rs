@@ -72,7 +72,8 @@ impl AuthError {
 }
 
 /// The controller's own Keystone user, allowed to validate other users' tokens.
-#[derive(Clone, Debug)]
+/// `Debug` hides the password.
+#[derive(Clone)]
 pub struct ServiceCredentials {
     /// User name.
     pub user_name: String,
@@ -84,6 +85,17 @@ pub struct ServiceCredentials {
     pub project: String,
     /// That project's domain name.
     pub project_domain: String,
+}
+
+impl std::fmt::Debug for ServiceCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceCredentials")
+            .field("user_name", &self.user_name)
+            .field("password", &"<redacted>")
+            .field("user_domain", &self.user_domain)
+            .field("project", &self.project)
+            .finish()
+    }
 }
 
 struct Cached {

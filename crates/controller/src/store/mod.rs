@@ -32,7 +32,24 @@ const MIGRATIONS: &[&str] = &[
         last_timestamp TEXT NOT NULL
      );
      CREATE INDEX events_by_kluster ON events (project_id, kluster, id);",
+    // 2: each kluster's client CA; the key sealed with the configured key.
+    "CREATE TABLE kluster_cas (
+        project_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        cert_pem TEXT NOT NULL,
+        key_sealed BLOB NOT NULL,
+        PRIMARY KEY (project_id, name)
+     );",
 ];
+
+/// A kluster's CA as stored: certificate and sealed private key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaRecord {
+    /// CA certificate (PEM).
+    pub cert_pem: String,
+    /// Private key sealed by [`crate::pki::Sealer`].
+    pub key_sealed: Vec<u8>,
+}
 
 /// A store failure.
 #[derive(Debug, thiserror::Error)]
@@ -125,10 +142,17 @@ impl Store {
         row.as_ref().map(decode).transpose()
     }
 
-    /// Adds a kluster; [`StoreError::Conflict`] when the name is taken in the project.
-    pub async fn insert(&self, project: &str, k: &StoredKluster) -> Result<(), StoreError> {
+    /// Adds a kluster and its CA in one transaction; [`StoreError::Conflict`] when the name
+    /// is taken in the project.
+    pub async fn insert(
+        &self,
+        project: &str,
+        k: &StoredKluster,
+        ca: &CaRecord,
+    ) -> Result<(), StoreError> {
         let body =
             serde_json::to_string(&k.kluster).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut tx = self.pool.begin().await?;
         let res = sqlx::query(
             "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at)
              VALUES (?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
@@ -139,13 +163,39 @@ impl Store {
         .bind(phase_str(k.kluster.status.phase))
         .bind(&k.creator)
         .bind(k.termination_protected)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await;
         match res {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::Conflict),
-            Err(e) => Err(e.into()),
-            Ok(_) => Ok(()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                return Err(StoreError::Conflict)
+            }
+            Err(e) => return Err(e.into()),
+            Ok(_) => {}
         }
+        sqlx::query("INSERT OR REPLACE INTO kluster_cas (project_id, name, cert_pem, key_sealed) VALUES (?, ?, ?, ?)")
+            .bind(project)
+            .bind(&k.kluster.name)
+            .bind(&ca.cert_pem)
+            .bind(&ca.key_sealed)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A kluster's CA.
+    pub async fn ca(&self, project: &str, name: &str) -> Result<Option<CaRecord>, StoreError> {
+        let row = sqlx::query(
+            "SELECT cert_pem, key_sealed FROM kluster_cas WHERE project_id = ? AND name = ?",
+        )
+        .bind(project)
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| CaRecord {
+            cert_pem: r.get(0),
+            key_sealed: r.get(1),
+        }))
     }
 
     /// Replaces a kluster's body (spec and status); false when it does not exist.
@@ -295,6 +345,13 @@ mod tests {
         p
     }
 
+    fn ca() -> CaRecord {
+        CaRecord {
+            cert_pem: "pem".into(),
+            key_sealed: vec![1, 2, 3],
+        }
+    }
+
     fn stored(name: &str) -> StoredKluster {
         StoredKluster {
             kluster: Kluster {
@@ -310,13 +367,15 @@ mod tests {
     async fn klusters_are_per_project_unique_and_survive_reopening() {
         let path = db_path("tenancy");
         let s = Store::open(&path).await.unwrap();
-        s.insert("p1", &stored("a")).await.unwrap();
-        s.insert("p2", &stored("a")).await.unwrap();
+        s.insert("p1", &stored("a"), &ca()).await.unwrap();
+        s.insert("p2", &stored("a"), &ca()).await.unwrap();
         assert!(matches!(
-            s.insert("p1", &stored("a")).await,
+            s.insert("p1", &stored("a"), &ca()).await,
             Err(StoreError::Conflict)
         ));
         assert_eq!(s.list("p1").await.unwrap().len(), 1);
+        assert_eq!(s.ca("p1", "a").await.unwrap(), Some(ca()));
+        assert_eq!(s.ca("p3", "a").await.unwrap(), None);
         assert!(
             s.get("p3", "a").await.unwrap().is_none(),
             "other projects see nothing"

@@ -19,14 +19,19 @@ const REQUESTS: usize = 200;
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .map(str::to_owned)
+        })
         .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
         .unwrap_or(0)
 }
 
 #[tokio::main]
 async fn main() {
-    let ks = std::env::var("MC_TEST_KEYSTONE_URL").unwrap_or_else(|_| "http://127.0.0.1:5000/v3".into());
+    let ks =
+        std::env::var("MC_TEST_KEYSTONE_URL").unwrap_or_else(|_| "http://127.0.0.1:5000/v3".into());
     let dir = std::env::temp_dir().join(format!("mc-bench-list-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -38,7 +43,10 @@ async fn main() {
             user_name: "alice",
             password: "alice-secret",
             user_domain: "demo",
-            project: keystone::ProjectRef::Name { name: "demo", domain: "demo" },
+            project: keystone::ProjectRef::Name {
+                name: "demo",
+                domain: "demo",
+            },
         })
         .await
         .expect("alice signs in: is the local Keystone running?");
@@ -50,11 +58,18 @@ async fn main() {
         "nodePools":[{"name":"small","size":3,"flavor":"m1.small","image":"flatcar-stable-amd64","availabilityZone":"az-a"}]}}"#,
     )
     .expect("sample");
-    let ca = CaRecord { cert_pem: "x".into(), key_sealed: vec![0; 64] };
+    let ca = CaRecord {
+        cert_pem: "x".into(),
+        key_sealed: vec![0; 64],
+    };
     for i in 0..KLUSTERS {
         let mut k = sample.clone();
         k.name = format!("k{i:04}");
-        let s = StoredKluster { kluster: k, creator: "alice/demo".into(), termination_protected: false };
+        let s = StoredKluster {
+            kluster: k,
+            creator: "alice/demo".into(),
+            termination_protected: false,
+        };
         store.insert(&account, &s, &ca).await.expect("insert");
     }
     drop(store);
@@ -75,17 +90,26 @@ async fn main() {
         settings: ApiSettings::default(),
         ca_key: SealKey([1; 32]),
     };
-    let running = start(config, std::future::pending()).await.expect("controller starts");
+    let running = start(config, std::future::pending())
+        .await
+        .expect("controller starts");
     let url = format!("http://{}/api/v1/clusters", running.addr);
     let http = reqwest::Client::new();
     let mut samples = Vec::with_capacity(REQUESTS);
     for i in 0..REQUESTS + 10 {
         let t = Instant::now();
-        let r = http.get(&url).header("x-auth-token", token.secret.expose()).send().await.expect("request");
+        let r = http
+            .get(&url)
+            .header("x-auth-token", token.secret.expose())
+            .send()
+            .await
+            .expect("request");
         assert_eq!(r.status(), 200);
         let body = r.bytes().await.expect("body");
         if i == 0 {
-            let n = serde_json::from_slice::<Vec<serde_json::Value>>(&body).expect("json").len();
+            let n = serde_json::from_slice::<Vec<serde_json::Value>>(&body)
+                .expect("json")
+                .len();
             assert_eq!(n, KLUSTERS);
             println!("response size {} KiB for {n} klusters", body.len() / 1024);
         }
@@ -94,7 +118,8 @@ async fn main() {
         }
     }
     samples.sort();
-    let ms = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3;
+    let ms =
+        |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3;
     println!(
         "GET /api/v1/clusters, {KLUSTERS} klusters: n={REQUESTS} p50={:.2} ms p99={:.2} ms; RSS {} MiB",
         ms(0.5),

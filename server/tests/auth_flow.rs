@@ -456,18 +456,7 @@ async fn the_embedded_controller_serves_the_kubernikus_api_on_loopback() {
         .await
         .unwrap();
     assert!(info["defaultClusterVersion"].is_string(), "{info}");
-    let token = {
-        let auth = keystone::PasswordAuth {
-            user_name: "alice",
-            password: "alice-secret",
-            user_domain: "demo",
-            project: keystone::ProjectRef::Name {
-                name: "demo",
-                domain: "demo",
-            },
-        };
-        keystone().password_auth(&auth).await.unwrap().secret
-    };
+    let token = user_token("alice", "demo").await;
     let r = http
         .get(format!("{}/api/v1/clusters", srv.controller_url))
         .header("x-auth-token", token.expose())

@@ -105,6 +105,22 @@ async fn call(
     (status, v)
 }
 
+/// The project id a user token is scoped to.
+async fn account_of(token: &str) -> String {
+    let t = keystone::TokenSecret::new(token);
+    let seen = keystone::Client::new(&url())
+        .unwrap()
+        .validate(&t, &t)
+        .await
+        .unwrap();
+    seen.project.unwrap().id
+}
+
+/// `POST /api/v1/clusters` with `body`.
+async fn create(app: &Router, tok: &str, body: String) -> (u16, Value) {
+    call(app, "POST", "/api/v1/clusters", Some(tok), Some(body)).await
+}
+
 fn kluster(name: &str, cluster_cidr: Option<&str>) -> String {
     let mut k = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": 2, "flavor": "m1.small", "availabilityZone": "az-a"}]}});
     if let Some(c) = cluster_cidr {
@@ -123,14 +139,7 @@ fn assert_error(v: &Value, code: u16, needle: &str) {
 async fn admin_creates_with_defaults_and_member_reads_only() {
     let app = app().await;
     let alice = token("alice", "demo").await;
-    let (s, k) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("prod", None)),
-    )
-    .await;
+    let (s, k) = create(&app, &alice, kluster("prod", None)).await;
     assert_eq!(s, 201, "{k}");
     assert_eq!(k["spec"]["serviceCIDR"], "198.18.128.0/17");
     assert_eq!(k["spec"]["clusterCIDR"], "100.100.0.0/16");
@@ -148,14 +157,7 @@ async fn admin_creates_with_defaults_and_member_reads_only() {
     assert_eq!((s, list.as_array().map(Vec::len)), (200, Some(1)));
     let (s, one) = call(&app, "GET", "/api/v1/clusters/prod", Some(&bob), None).await;
     assert_eq!((s, one["name"].as_str()), (200, Some("prod")));
-    let (s, e) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&bob),
-        Some(kluster("mine", Some("10.9.0.0/16"))),
-    )
-    .await;
+    let (s, e) = create(&app, &bob, kluster("mine", Some("10.9.0.0/16"))).await;
     assert_eq!(s, 403);
     assert_error(&e, 403, "not allowed to do CreateCluster");
     let (s, e) = call(&app, "DELETE", "/api/v1/clusters/prod", Some(&bob), None).await;
@@ -167,58 +169,20 @@ async fn admin_creates_with_defaults_and_member_reads_only() {
 async fn name_and_cidr_clashes_are_409_and_reserved_ranges_are_refused() {
     let app = app().await;
     let alice = token("alice", "demo").await;
-    assert_eq!(
-        call(
-            &app,
-            "POST",
-            "/api/v1/clusters",
-            Some(&alice),
-            Some(kluster("a", None))
-        )
-        .await
-        .0,
-        201
-    );
-    let (s, e) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("a", Some("10.1.0.0/16"))),
-    )
-    .await;
+    assert_eq!(create(&app, &alice, kluster("a", None)).await.0, 201);
+    let (s, e) = create(&app, &alice, kluster("a", Some("10.1.0.0/16"))).await;
     assert_eq!(s, 409);
     assert_error(&e, 409, "already exists");
-    let (s, e) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("b", Some("100.100.128.0/17"))),
-    )
-    .await;
+    let (s, e) = create(&app, &alice, kluster("b", Some("100.100.128.0/17"))).await;
     assert_eq!(s, 409);
     assert_error(&e, 409, "overlaps the clusterCIDR of kluster \"a\"");
     assert_eq!(
-        call(
-            &app,
-            "POST",
-            "/api/v1/clusters",
-            Some(&alice),
-            Some(kluster("b", Some("10.2.0.0/16")))
-        )
-        .await
-        .0,
+        create(&app, &alice, kluster("b", Some("10.2.0.0/16")))
+            .await
+            .0,
         201
     );
-    let (s, e) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("c", Some("198.19.4.0/24"))),
-    )
-    .await;
+    let (s, e) = create(&app, &alice, kluster("c", Some("198.19.4.0/24"))).await;
     assert_eq!(s, 409);
     assert_error(&e, 409, "control plane");
 }
@@ -262,14 +226,7 @@ async fn bad_input_is_always_a_4xx_with_the_error_body() {
 async fn updates_follow_the_kubernikus_rules() {
     let app = app().await;
     let alice = token("alice", "demo").await;
-    let (_, mut k) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("upd", None)),
-    )
-    .await;
+    let (_, mut k) = create(&app, &alice, kluster("upd", None)).await;
     k["spec"]["nodePools"][0]["size"] = json!(5);
     let (s, out) = call(
         &app,
@@ -316,38 +273,14 @@ async fn updates_follow_the_kubernikus_rules() {
 async fn delete_is_202_terminating_unless_protected() {
     let (app, store) = app_with(&url()).await;
     let alice = token("alice", "demo").await;
-    call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("gone", None)),
-    )
-    .await;
-    call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("kept", Some("10.3.0.0/16"))),
-    )
-    .await;
+    create(&app, &alice, kluster("gone", None)).await;
+    create(&app, &alice, kluster("kept", Some("10.3.0.0/16"))).await;
     let (s, _) = call(&app, "DELETE", "/api/v1/clusters/gone", Some(&alice), None).await;
     assert_eq!(s, 202);
     let (_, k) = call(&app, "GET", "/api/v1/clusters/gone", Some(&alice), None).await;
     assert_eq!(k["status"]["phase"], "Terminating");
     let (_, k) = call(&app, "GET", "/api/v1/clusters/kept", Some(&alice), None).await;
-    let account = keystone::Client::new(&url())
-        .unwrap()
-        .validate(
-            &keystone::TokenSecret::new(alice.clone()),
-            &keystone::TokenSecret::new(alice.clone()),
-        )
-        .await
-        .unwrap()
-        .project
-        .unwrap()
-        .id;
+    let account = account_of(&alice).await;
     assert!(store
         .set_termination_protection(&account, "kept", true)
         .await
@@ -363,14 +296,7 @@ async fn another_projects_klusters_are_invisible_and_untouchable() {
     let app = app().await;
     let demo = token("alice", "demo").await;
     let staging = token("alice", "staging").await;
-    let (_, k) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&demo),
-        Some(kluster("secret", None)),
-    )
-    .await;
+    let (_, k) = create(&app, &demo, kluster("secret", None)).await;
     let (s, list) = call(&app, "GET", "/api/v1/clusters", Some(&staging), None).await;
     assert_eq!((s, list), (200, json!([])));
     for (method, body) in [
@@ -389,18 +315,7 @@ async fn another_projects_klusters_are_invisible_and_untouchable() {
         assert_eq!(s, 404, "{method}: {e}");
     }
     // The same name is free in the other project.
-    assert_eq!(
-        call(
-            &app,
-            "POST",
-            "/api/v1/clusters",
-            Some(&staging),
-            Some(kluster("secret", None))
-        )
-        .await
-        .0,
-        201
-    );
+    assert_eq!(create(&app, &staging, kluster("secret", None)).await.0, 201);
     let (_, k) = call(&app, "GET", "/api/v1/clusters/secret", Some(&demo), None).await;
     assert_eq!(
         k["status"]["phase"], "Pending",
@@ -550,27 +465,10 @@ async fn events_info_and_oidc_of_a_kluster() {
     let (app, store) = app_with(&url()).await;
     let alice = token("alice", "demo").await;
     let bob = token("bob", "demo").await;
-    call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("ev", None)),
-    )
-    .await;
+    create(&app, &alice, kluster("ev", None)).await;
     let (s, ev) = call(&app, "GET", "/api/v1/clusters/ev/events", Some(&bob), None).await;
     assert_eq!((s, ev), (200, json!([])));
-    let account = keystone::Client::new(&url())
-        .unwrap()
-        .validate(
-            &keystone::TokenSecret::new(alice.clone()),
-            &keystone::TokenSecret::new(alice.clone()),
-        )
-        .await
-        .unwrap()
-        .project
-        .unwrap()
-        .id;
+    let account = account_of(&alice).await;
     store
         .record_event(
             &account,
@@ -636,14 +534,7 @@ async fn credentials_give_a_kubeconfig_signed_by_the_klusters_ca_that_kubectl_re
     let app = app().await;
     let alice = token("alice", "demo").await;
     let bob = token("bob", "demo").await;
-    let (s, k) = call(
-        &app,
-        "POST",
-        "/api/v1/clusters",
-        Some(&alice),
-        Some(kluster("creds", None)),
-    )
-    .await;
+    let (s, k) = create(&app, &alice, kluster("creds", None)).await;
     assert_eq!(s, 201, "{k}");
     let apiserver = k["status"]["apiserver"].as_str().unwrap().to_string();
     assert!(apiserver.starts_with("https://creds-"), "{apiserver}");

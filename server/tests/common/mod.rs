@@ -174,20 +174,40 @@ pub fn keystone() -> keystone::Client {
     keystone::Client::new(&keystone_url()).unwrap()
 }
 
+/// A project-scoped token of a demo user (password `<user>-secret`, domain `demo`).
+pub async fn user_token(user: &str, project: &str) -> keystone::TokenSecret {
+    password_token(user, &format!("{user}-secret"), "demo", project).await
+}
+
 /// A token of the service user (role `service`), which may validate other users' tokens.
 pub async fn service_token() -> keystone::TokenSecret {
+    password_token(
+        "mission-control",
+        "mission-control-secret",
+        "Default",
+        "service",
+    )
+    .await
+}
+
+async fn password_token(
+    user: &str,
+    password: &str,
+    domain: &str,
+    project: &str,
+) -> keystone::TokenSecret {
     let auth = keystone::PasswordAuth {
-        user_name: "mission-control",
-        password: "mission-control-secret",
-        user_domain: "Default",
+        user_name: user,
+        password,
+        user_domain: domain,
         project: keystone::ProjectRef::Name {
-            name: "service",
-            domain: "Default",
+            name: project,
+            domain,
         },
     };
     keystone()
         .password_auth(&auth)
         .await
-        .expect("service user signs in")
+        .expect("demo user signs in")
         .secret
 }

@@ -104,3 +104,45 @@ async fn broken_service_credentials_fail_closed() {
     let err = v.principal(Some(t.expose())).await.unwrap_err();
     assert_eq!((err.clone(), err.status()), (AuthError::Unavailable, 503));
 }
+
+/// Needs the Keystone with 10-second tokens that scripts/test starts.
+#[tokio::test]
+async fn the_service_token_keeps_working_past_its_own_expiry() {
+    let short = std::env::var("MC_TEST_SHORT_KEYSTONE_URL")
+        .expect("MC_TEST_SHORT_KEYSTONE_URL is not set: run the suite with scripts/test");
+    let ks = keystone::Client::new(&short).unwrap();
+    let v = TokenValidator::new(
+        ks.clone(),
+        service("mission-control-secret"),
+        Duration::ZERO,
+    );
+    let fresh = || async {
+        ks.password_auth(&keystone::PasswordAuth {
+            user_name: "alice",
+            password: "alice-secret",
+            user_domain: "demo",
+            project: keystone::ProjectRef::Name {
+                name: "demo",
+                domain: "demo",
+            },
+        })
+        .await
+        .unwrap()
+        .secret
+    };
+    let t = fresh().await;
+    assert!(v.principal(Some(t.expose())).await.is_ok());
+    // Every token of this Keystone, the service token included, has expired by now.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    assert_eq!(
+        v.principal(Some(t.expose())).await,
+        Err(AuthError::Invalid),
+        "the user's token expired"
+    );
+    let t = fresh().await;
+    let p = v
+        .principal(Some(t.expose()))
+        .await
+        .expect("validation works past the service token's expiry");
+    assert_eq!(p.name, "alice");
+}

@@ -1,0 +1,138 @@
+//! Shared helpers of the controller's integration tests: the real router over a fresh SQLite
+//! store, tokens from the real local Keystone, and request helpers.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::{body::Body, http::Request, Router};
+use controller::api::{router, ApiSettings, ApiState};
+use controller::auth::{Policy, ServiceCredentials, TokenValidator};
+use controller::store::Store;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+/// The Keystone under test.
+pub fn url() -> String {
+    std::env::var("MC_TEST_KEYSTONE_URL")
+        .expect("MC_TEST_KEYSTONE_URL is not set: run the suite with scripts/test")
+}
+
+pub async fn app_with(keystone_url: &str) -> (Router, Store) {
+    app_with_settings(keystone_url, ApiSettings::default()).await
+}
+
+pub async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Router, Store) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("mc-api-{}-{n}.db", std::process::id()));
+    for s in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{s}", path.display()));
+    }
+    let store = Store::open(&path).await.unwrap();
+    let service = ServiceCredentials {
+        user_name: "mission-control".into(),
+        password: "mission-control-secret".into(),
+        user_domain: "Default".into(),
+        project: "service".into(),
+        project_domain: "Default".into(),
+    };
+    let validator = TokenValidator::new(
+        keystone::Client::new(keystone_url).unwrap(),
+        service,
+        Duration::from_secs(60),
+    );
+    let state = ApiState {
+        store: store.clone(),
+        validator: Arc::new(validator),
+        policy: Arc::new(Policy::kubernikus()),
+        settings: Arc::new(settings),
+        sealer: Arc::new(controller::pki::Sealer::new(&[42u8; 32])),
+    };
+    (router(state), store)
+}
+
+pub async fn app() -> Router {
+    app_with(&url()).await.0
+}
+
+pub async fn token(user: &str, project: &str) -> String {
+    let password = format!("{user}-secret");
+    keystone::Client::new(&url())
+        .unwrap()
+        .password_auth(&keystone::PasswordAuth {
+            user_name: user,
+            password: &password,
+            user_domain: "demo",
+            project: keystone::ProjectRef::Name {
+                name: project,
+                domain: "demo",
+            },
+        })
+        .await
+        .unwrap()
+        .secret
+        .expose()
+        .to_string()
+}
+
+pub async fn call(
+    app: &Router,
+    method: &str,
+    path: &str,
+    tok: Option<&str>,
+    body: Option<String>,
+) -> (u16, Value) {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json");
+    if let Some(t) = tok {
+        req = req.header("x-auth-token", t);
+    }
+    let req = req
+        .body(body.map(Body::from).unwrap_or_else(Body::empty))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status().as_u16();
+    let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let v = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()))
+    };
+    (status, v)
+}
+
+/// The project id a user token is scoped to.
+pub async fn account_of(token: &str) -> String {
+    let t = keystone::TokenSecret::new(token);
+    let seen = keystone::Client::new(&url())
+        .unwrap()
+        .validate(&t, &t)
+        .await
+        .unwrap();
+    seen.project.unwrap().id
+}
+
+/// `POST /api/v1/clusters` with `body`.
+pub async fn create(app: &Router, tok: &str, body: String) -> (u16, Value) {
+    call(app, "POST", "/api/v1/clusters", Some(tok), Some(body)).await
+}
+
+pub fn kluster(name: &str, cluster_cidr: Option<&str>) -> String {
+    let mut k = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": 2, "flavor": "m1.small", "availabilityZone": "az-a"}]}});
+    if let Some(c) = cluster_cidr {
+        k["spec"]["clusterCIDR"] = json!(c);
+    }
+    k.to_string()
+}
+
+pub fn assert_error(v: &Value, code: u16, needle: &str) {
+    assert_eq!(v["code"], json!(code), "{v}");
+    let m = v["message"].as_str().unwrap_or_default();
+    assert!(m.contains(needle), "message {m:?} lacks {needle:?}");
+}

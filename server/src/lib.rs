@@ -47,6 +47,9 @@ pub enum StartError {
     /// The session database could not be opened.
     #[error("session store: {0}")]
     Store(String),
+    /// The HTTP client for the controller could not be built.
+    #[error("HTTP client: {0}")]
+    Http(String),
     /// The embedded controller could not start.
     #[error("embedded controller: {0}")]
     Controller(#[from] controller::run::StartError),
@@ -135,7 +138,7 @@ pub async fn start(
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(3))
             .build()
-            .map_err(|e| StartError::Store(e.to_string()))?;
+            .map_err(|e| StartError::Http(e.to_string()))?;
         let info = format!("{controller_url}/info");
         let probe = move || {
             let (http, info) = (http.clone(), info.clone());

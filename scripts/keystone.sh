@@ -21,7 +21,8 @@
 # Demo data (domain "demo"): projects demo and staging; roles kubernetes_admin,
 # kubernetes_member, service; alice/alice-secret = kubernetes_admin in demo and staging;
 # bob/bob-secret = kubernetes_member in demo; service user mission-control (domain Default,
-# project service, role service) validates other users' tokens.
+# project service, role service) validates other users' tokens; admin (domain Default) is a
+# Kubernikus cloud admin through project cloud_admin.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -178,6 +179,11 @@ for u, d, p in (("alice", dom, projects["demo"]), ("bob", dom, projects["demo"])
 for u, p, r in (("alice", projects["demo"], "kubernetes_admin"), ("alice", projects["staging"], "kubernetes_admin"),
                 ("bob", projects["demo"], "kubernetes_member"), ("mission-control", svc, "service")):
     s, _, b = req("PUT", f"/projects/{p}/users/{users[u]}/roles/{roles[r]}", tok=T); assert s == 204, (s, b)
+# Kubernikus's cloud admins: project cloud_admin in domain Default (the admin user is one).
+cloud = ensure("projects", "project", "cloud_admin", {"name": "cloud_admin", "domain_id": "default"}, "&domain_id=default")
+admin_id = req("GET", "/users?name=admin&domain_id=default", tok=T)[2]["users"][0]["id"]
+admin_role = ensure("roles", "role", "admin", {"name": "admin"})
+s, _, b = req("PUT", f"/projects/{cloud}/users/{admin_id}/roles/{admin_role}", tok=T); assert s == 204, (s, b)
 env = {"MC_TEST_KEYSTONE_URL": B, "KS_DEMO_DOMAIN_ID": dom, "KS_DEMO_PROJECT_ID": projects["demo"],
        "KS_STAGING_PROJECT_ID": projects["staging"], "KS_ALICE_ID": users["alice"], "KS_BOB_ID": users["bob"],
        "KS_ADMIN_PASSWORD": os.environ["KS_ADMIN_PASSWORD"], "KS_SERVICE_USER": "mission-control",

@@ -143,6 +143,16 @@ impl KlusterCa {
         Ok((cert_pem, key_pem))
     }
 
+    /// The CA's private key as PKCS#8 PEM (only for klusters whose control plane the user
+    /// runs with kubeadm).
+    pub fn key_pem(&self) -> Result<String, PkiError> {
+        Ok(self
+            .key
+            .to_pkcs8_pem(LineEnding::LF)
+            .map_err(cert_err)?
+            .to_string())
+    }
+
     /// The CA's public key in SPKI DER (for verifying what it signed).
     pub fn public_key_der(&self) -> Result<Vec<u8>, PkiError> {
         Ok(self

@@ -506,3 +506,114 @@ async fn credentials_give_a_kubeconfig_signed_by_the_klusters_ca_that_kubectl_re
         404
     );
 }
+
+#[tokio::test]
+async fn bootstrap_config_for_admins_kubeadm_secret_only_for_seed_kubeadm_klusters() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let bob = token("bob", "demo").await;
+    create(&app, &alice, kluster("nodes", None)).await;
+    let (s, b) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/nodes/bootstrap",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    assert!(b["kubeletClientsCA"]
+        .as_str()
+        .unwrap()
+        .starts_with("-----BEGIN CERTIFICATE-----"));
+    assert_eq!(
+        b["kubeletClientsCAFile"],
+        "/etc/kubernetes/certs/kubelet-clients-ca.pem"
+    );
+    let config = b["config"].as_str().unwrap();
+    assert!(
+        config.contains("clusterDNS:\n- 198.18.128.2")
+            && config.contains("clusterDomain: cluster.local"),
+        "{config}"
+    );
+    assert!(b["kubeconfig"]
+        .as_str()
+        .unwrap()
+        .contains("system:bootstrap:nodes"));
+    let (s, e) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/nodes/bootstrap",
+        Some(&bob),
+        None,
+    )
+    .await;
+    assert_eq!(s, 403, "members may not bootstrap nodes: {e}");
+
+    let (s, e) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/nodes/kubeadmsecret",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+    assert_error(&e, 404, "not a seedKubeadm kluster");
+    let mut k: Value = serde_json::from_str(&kluster("kadm", Some("10.7.0.0/16"))).unwrap();
+    k["spec"]["seedKubeadm"] = json!(true);
+    assert_eq!(create(&app, &alice, k.to_string()).await.0, 201);
+    let (s, sec) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/kadm/kubeadmsecret",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let secret = sec["secret"].as_str().unwrap();
+    assert!(secret.contains("BEGIN CERTIFICATE") && secret.contains("BEGIN PRIVATE KEY"));
+    assert_eq!(
+        call(
+            &app,
+            "GET",
+            "/api/v1/clusters/kadm/kubeadmsecret",
+            Some(&bob),
+            None
+        )
+        .await
+        .0,
+        403
+    );
+}
+
+#[tokio::test]
+async fn chart_values_are_for_cloud_admins_across_projects() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    create(&app, &alice, kluster("vals", None)).await;
+    let account = account_of(&alice).await;
+    let path = format!("/api/v1/{account}/clusters/vals/values");
+    let (s, e) = call(&app, "GET", &path, Some(&alice), None).await;
+    assert_eq!(s, 403, "a project admin is no cloud admin: {e}");
+    let cloud_admin = cloud_admin_token().await;
+    let (s, v) = call(&app, "GET", &path, Some(&cloud_admin), None).await;
+    assert_eq!(s, 200, "{v}");
+    let values = v["values"].as_str().unwrap();
+    assert!(values.starts_with("name: \"vals\"\n"), "{values}");
+    assert!(
+        values.contains("serviceCIDR: \"198.18.128.0/17\"") && values.contains("- name: \"small\""),
+        "{values}"
+    );
+    assert!(!values.contains("PRIVATE KEY"));
+    let (s, _) = call(
+        &app,
+        "GET",
+        &format!("/api/v1/{account}/clusters/none/values"),
+        Some(&cloud_admin),
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+}

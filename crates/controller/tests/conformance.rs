@@ -222,6 +222,43 @@ async fn every_implemented_operation_answers_as_the_swagger_says() {
             "{p}"
         );
     }
+    let t = "/api/v1/clusters/{name}/bootstrap";
+    assert_eq!(
+        conform(
+            &app,
+            "GET",
+            t,
+            "/api/v1/clusters/conf/bootstrap",
+            Some(&alice),
+            None
+        )
+        .await
+        .0,
+        200
+    );
+    let t = "/api/v1/clusters/{name}/kubeadmsecret";
+    assert_eq!(
+        conform(
+            &app,
+            "GET",
+            t,
+            "/api/v1/clusters/conf/kubeadmsecret",
+            Some(&alice),
+            None
+        )
+        .await
+        .0,
+        404
+    );
+    let account = account_of(&alice).await;
+    let t = "/api/v1/{account}/clusters/{name}/values";
+    let p = format!("/api/v1/{account}/clusters/conf/values");
+    assert_eq!(
+        conform(&app, "GET", t, &p, Some(&cloud_admin_token().await), None)
+            .await
+            .0,
+        200
+    );
     // Errors: every one must be the spec's `error` body.
     let t = "/api/v1/clusters/{name}/credentials/oidc";
     assert_eq!(

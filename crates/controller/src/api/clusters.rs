@@ -171,13 +171,7 @@ pub async fn credentials(
 ) -> Result<Json<kluster::Credentials>, ApiError> {
     let who = caller.allow(&st, "GetClusterCredentials")?;
     let k = find(&st, &who.account, &name).await?.kluster;
-    let rec = st.store.ca(&who.account, &name).await?.ok_or_else(|| {
-        ApiError::new(
-            StatusCode::CONFLICT,
-            "This kluster has no certificate authority yet; try again shortly",
-        )
-    })?;
-    let ca = KlusterCa::open(&rec.cert_pem, &rec.key_sealed, &st.sealer).map_err(internal)?;
+    let ca = open_ca(&st, &who.account, &name).await?;
     let user = format!("{}@{}", who.name, who.domain);
     let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
     let (cert_pem, key_pem) = ca
@@ -187,7 +181,7 @@ pub async fn credentials(
         kluster: &name,
         server: &k.status.apiserver,
         user: &user,
-        ca_pem: &rec.cert_pem,
+        ca_pem: &ca.cert_pem,
         cert_pem: &cert_pem,
         key_pem: &key_pem,
     });
@@ -200,8 +194,23 @@ pub async fn credentials(
     Ok(Json(kluster::Credentials { kubeconfig }))
 }
 
+/// The kluster's CA, unsealed.
+pub(super) async fn open_ca(
+    st: &ApiState,
+    account: &str,
+    name: &str,
+) -> Result<KlusterCa, ApiError> {
+    let rec = st.store.ca(account, name).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "This kluster has no certificate authority yet; try again shortly",
+        )
+    })?;
+    KlusterCa::open(&rec.cert_pem, &rec.key_sealed, &st.sealer).map_err(internal)
+}
+
 /// Logs a PKI fault and answers 500 without its details.
-fn internal(e: pki::PkiError) -> ApiError {
+pub(super) fn internal(e: pki::PkiError) -> ApiError {
     tracing::error!(error = %e, "pki failure");
     ApiError::new(
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -224,7 +233,11 @@ pub async fn credentials_oidc(
     ))
 }
 
-async fn find(st: &ApiState, account: &str, name: &str) -> Result<StoredKluster, ApiError> {
+pub(super) async fn find(
+    st: &ApiState,
+    account: &str,
+    name: &str,
+) -> Result<StoredKluster, ApiError> {
     if kluster::validate::kluster_name(name).is_err() {
         return Err(ApiError::not_found(name));
     }

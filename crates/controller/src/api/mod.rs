@@ -1,6 +1,7 @@
 //! The Kubernikus REST API (axum): one handler per swagger operation, authenticated with
 //! Keystone and authorized by policy.
 
+mod admin;
 mod caller;
 mod clusters;
 mod error;
@@ -118,6 +119,15 @@ pub fn router(state: ApiState) -> Router {
                 .delete(clusters::terminate),
         )
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
+        .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
+        .route(
+            "/api/v1/clusters/{name}/kubeadmsecret",
+            get(admin::kubeadm_secret),
+        )
+        .route(
+            "/api/v1/{account}/clusters/{name}/values",
+            get(admin::values),
+        )
         .route("/api/v1/clusters/{name}/info", get(clusters::info))
         .route(
             "/api/v1/clusters/{name}/credentials",

@@ -136,3 +136,23 @@ pub fn assert_error(v: &Value, code: u16, needle: &str) {
     let m = v["message"].as_str().unwrap_or_default();
     assert!(m.contains(needle), "message {m:?} lacks {needle:?}");
 }
+
+/// A token of Kubernikus's cloud admin: user admin scoped to project cloud_admin (Default).
+pub async fn cloud_admin_token() -> String {
+    keystone::Client::new(&url())
+        .unwrap()
+        .password_auth(&keystone::PasswordAuth {
+            user_name: "admin",
+            password: "admin-secret",
+            user_domain: "Default",
+            project: keystone::ProjectRef::Name {
+                name: "cloud_admin",
+                domain: "Default",
+            },
+        })
+        .await
+        .expect("the seeded cloud admin signs in")
+        .secret
+        .expose()
+        .to_string()
+}

@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod cloud;
 pub mod pki;
 pub mod run;
 pub mod store;

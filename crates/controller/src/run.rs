@@ -190,6 +190,7 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
+        cloud: Arc::new(crate::cloud::sim::SimCloud),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
     let app = router(state);

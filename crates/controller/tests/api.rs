@@ -617,3 +617,42 @@ async fn chart_values_are_for_cloud_admins_across_projects() {
     .await;
     assert_eq!(s, 404);
 }
+
+#[tokio::test]
+async fn openstack_metadata_is_for_admins_and_describes_the_simulated_region() {
+    let app = app().await;
+    let (s, m) = call(
+        &app,
+        "GET",
+        "/api/v1/openstack/metadata",
+        Some(&token("alice", "demo").await),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{m}");
+    let flavor = m["flavors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "m1.small")
+        .unwrap();
+    assert_eq!(
+        (flavor["vcpus"].as_i64(), flavor["ram"].as_i64()),
+        (Some(2), Some(4096))
+    );
+    assert_eq!(m["availabilityZones"][0]["name"], "az-a");
+    assert_eq!(
+        m["routers"][0]["networks"][0]["subnets"][0]["CIDR"],
+        "10.180.0.0/24"
+    );
+    let (s, e) = call(
+        &app,
+        "GET",
+        "/api/v1/openstack/metadata",
+        Some(&token("bob", "demo").await),
+        None,
+    )
+    .await;
+    assert_eq!(s, 403);
+    assert_error(&e, 403, "GetOpenstackMetadata");
+}

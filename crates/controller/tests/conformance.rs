@@ -222,6 +222,8 @@ async fn every_implemented_operation_answers_as_the_swagger_says() {
             "{p}"
         );
     }
+    let t = "/api/v1/openstack/metadata";
+    assert_eq!(conform(&app, "GET", t, t, Some(&alice), None).await.0, 200);
     let t = "/api/v1/clusters/{name}/bootstrap";
     assert_eq!(
         conform(

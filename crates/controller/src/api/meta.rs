@@ -7,7 +7,7 @@ use axum::{
     Json,
 };
 
-use super::ApiState;
+use super::{ApiError, ApiState, Caller};
 
 /// `GET /info` (operation `Info`): versions this controller offers.
 pub async fn info(State(st): State<ApiState>) -> Json<kluster::Info> {
@@ -54,4 +54,22 @@ pub async fn paths(headers: HeaderMap) -> Response {
         .filter(|l| l.starts_with('/') && !l.starts_with("/auth/")) // dex login: not served
         .collect();
     Json(serde_json::json!({ "paths": paths })).into_response()
+}
+
+/// `GET /api/v1/openstack/metadata` (GetOpenstackMetadata): what the create form offers.
+pub async fn openstack_metadata(
+    State(st): State<ApiState>,
+    caller: Caller,
+) -> Result<Json<kluster::OpenstackMetadata>, ApiError> {
+    let who = caller.allow(&st, "GetOpenstackMetadata")?;
+    st.cloud
+        .metadata(&who.account)
+        .await
+        .map(Json)
+        .map_err(|e| {
+            ApiError::new(
+                axum::http::StatusCode::BAD_GATEWAY,
+                format!("The cloud did not answer: {e}"),
+            )
+        })
 }

@@ -23,6 +23,7 @@ pub use error::ApiError;
 pub use hygiene::REQUEST_ID;
 
 use crate::auth::{Policy, TokenValidator};
+use crate::cloud::Cloud;
 use crate::pki::Sealer;
 use crate::store::Store;
 
@@ -80,6 +81,8 @@ pub struct ApiState {
     pub settings: Arc<ApiSettings>,
     /// Seals and opens the klusters' CA keys.
     pub sealer: Arc<Sealer>,
+    /// The cloud klusters live in.
+    pub cloud: Arc<dyn Cloud>,
 }
 
 /// Request bodies above this size are refused with 413.
@@ -118,6 +121,7 @@ pub fn router(state: ApiState) -> Router {
                 .put(clusters::update)
                 .delete(clusters::terminate),
         )
+        .route("/api/v1/openstack/metadata", get(meta::openstack_metadata))
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
         .route(

@@ -48,6 +48,7 @@ pub async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Ro
         policy: Arc::new(Policy::kubernikus()),
         settings: Arc::new(settings),
         sealer: Arc::new(controller::pki::Sealer::new(&[42u8; 32])),
+        cloud: Arc::new(controller::cloud::sim::SimCloud),
     };
     (router(state), store)
 }

@@ -1,0 +1,72 @@
+//! A simulated OpenStack region: a fixed, deterministic catalog per project.
+
+use kluster::{Flavor, IdName, Named, Network, OpenstackMetadata, Router, Subnet};
+
+use super::{BoxFuture, Cloud, CloudError};
+
+/// The simulated cloud (the embedded default).
+#[derive(Clone, Debug, Default)]
+pub struct SimCloud;
+
+/// Flavors of the simulated region: (name, vCPUs, RAM MiB).
+pub const FLAVORS: &[(&str, i64, i64)] = &[
+    ("m1.small", 2, 4096),
+    ("m1.medium", 4, 8192),
+    ("m1.large", 8, 16384),
+    ("m1.xlarge", 16, 32768),
+];
+
+/// Availability zones of the simulated region.
+pub const ZONES: &[&str] = &["az-a", "az-b"];
+
+impl SimCloud {
+    /// The catalog `project` sees; ids derive from the project id, so they are stable.
+    pub fn catalog(project: &str) -> OpenstackMetadata {
+        let short: String = project.chars().take(8).collect();
+        OpenstackMetadata {
+            availability_zones: ZONES.iter().map(|z| Named { name: (*z).into() }).collect(),
+            flavors: FLAVORS
+                .iter()
+                .enumerate()
+                .map(|(i, (name, vcpus, ram))| Flavor {
+                    name: (*name).into(),
+                    id: format!("flavor-{}", i + 1),
+                    ram: *ram,
+                    vcpus: *vcpus,
+                })
+                .collect(),
+            security_groups: vec![IdName {
+                name: "default".into(),
+                id: format!("sg-{short}"),
+            }],
+            key_pairs: Vec::new(),
+            routers: vec![Router {
+                name: "default-router".into(),
+                id: format!("router-{short}"),
+                external_network_id: "net-external".into(),
+                networks: vec![Network {
+                    name: "private".into(),
+                    id: format!("net-{short}"),
+                    subnets: vec![Subnet {
+                        name: "private-subnet".into(),
+                        id: format!("subnet-{short}"),
+                        cidr: "10.180.0.0/24".into(),
+                    }],
+                }],
+            }],
+            volume_types: vec![IdName {
+                name: "standard".into(),
+                id: "vt-standard".into(),
+            }],
+        }
+    }
+}
+
+impl Cloud for SimCloud {
+    fn metadata<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<OpenstackMetadata, CloudError>> {
+        Box::pin(async move { Ok(Self::catalog(project)) })
+    }
+}

@@ -6,9 +6,8 @@ use axum::{
     Json,
 };
 
-use super::clusters::{find, internal, open_ca};
+use super::clusters::{find, internal, kubeconfig_for, open_ca};
 use super::{ApiError, ApiState, Caller};
-use crate::pki;
 
 /// Where nodes keep the CA that signs kubelet clients.
 const KUBELET_CLIENTS_CA_FILE: &str = "/etc/kubernetes/certs/kubelet-clients-ca.pem";
@@ -22,24 +21,9 @@ pub async fn bootstrap(
     Path(name): Path<String>,
 ) -> Result<Json<kluster::BootstrapConfig>, ApiError> {
     let who = caller.allow(&st, "GetBootstrapConfig")?;
-    let k = find(&st, &who.account, &name).await?.kluster;
-    let ca = open_ca(&st, &who.account, &name).await?;
     let user = format!("system:bootstrap:{name}");
-    let (cert_pem, key_pem) = ca
-        .client_cert(
-            &user,
-            &["system:bootstrappers".to_string()],
-            pki::CLIENT_VALIDITY,
-        )
-        .map_err(internal)?;
-    let kubeconfig = pki::kubeconfig(&pki::KubeconfigParts {
-        kluster: &name,
-        server: &k.status.apiserver,
-        user: &user,
-        ca_pem: &ca.cert_pem,
-        cert_pem: &cert_pem,
-        key_pem: &key_pem,
-    });
+    let orgs = ["system:bootstrappers".to_string()];
+    let (k, kubeconfig, ca_pem) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
     let config = format!(
         "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nclusterDomain: {}\nclusterDNS:\n- {}\n\
          authentication:\n  x509:\n    clientCAFile: {KUBELET_CLIENTS_CA_FILE}\n",
@@ -47,7 +31,7 @@ pub async fn bootstrap(
     );
     Ok(Json(kluster::BootstrapConfig {
         kubeconfig,
-        kubelet_clients_ca: ca.cert_pem.clone(),
+        kubelet_clients_ca: ca_pem,
         kubelet_clients_ca_file: KUBELET_CLIENTS_CA_FILE.into(),
         config,
     }))

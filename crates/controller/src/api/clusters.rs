@@ -170,21 +170,9 @@ pub async fn credentials(
     Path(name): Path<String>,
 ) -> Result<Json<kluster::Credentials>, ApiError> {
     let who = caller.allow(&st, "GetClusterCredentials")?;
-    let k = find(&st, &who.account, &name).await?.kluster;
-    let ca = open_ca(&st, &who.account, &name).await?;
     let user = format!("{}@{}", who.name, who.domain);
     let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
-    let (cert_pem, key_pem) = ca
-        .client_cert(&user, &orgs, pki::CLIENT_VALIDITY)
-        .map_err(internal)?;
-    let kubeconfig = pki::kubeconfig(&pki::KubeconfigParts {
-        kluster: &name,
-        server: &k.status.apiserver,
-        user: &user,
-        ca_pem: &ca.cert_pem,
-        cert_pem: &cert_pem,
-        key_pem: &key_pem,
-    });
+    let (_, kubeconfig, _) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
     tracing::info!(
         kluster = name,
         project = who.account,
@@ -192,6 +180,31 @@ pub async fn credentials(
         "client certificate issued"
     );
     Ok(Json(kluster::Credentials { kubeconfig }))
+}
+
+/// Mints a client certificate of kluster `name` for `user` (`O` = `orgs`) and wraps it in a
+/// kubeconfig; returns the kluster, the kubeconfig and the CA certificate (PEM).
+pub(super) async fn kubeconfig_for(
+    st: &ApiState,
+    account: &str,
+    name: &str,
+    user: &str,
+    orgs: &[String],
+) -> Result<(Kluster, String, String), ApiError> {
+    let k = find(st, account, name).await?.kluster;
+    let ca = open_ca(st, account, name).await?;
+    let (cert_pem, key_pem) = ca
+        .client_cert(user, orgs, pki::CLIENT_VALIDITY)
+        .map_err(internal)?;
+    let kubeconfig = pki::kubeconfig(&pki::KubeconfigParts {
+        kluster: name,
+        server: &k.status.apiserver,
+        user,
+        ca_pem: &ca.cert_pem,
+        cert_pem: &cert_pem,
+        key_pem: &key_pem,
+    });
+    Ok((k, kubeconfig, ca.cert_pem))
 }
 
 /// The kluster's CA, unsealed.

@@ -56,6 +56,9 @@ pub struct Settings {
     /// Project the service token is scoped to.
     #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT")]
     pub controller_service_project: Option<String>,
+    /// Seconds the embedded controller's simulated control planes take to come up.
+    #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS")]
+    pub controller_phase_seconds: Option<f64>,
     /// Session store: sqlite or memory.
     #[arg(long, env = "MC_SESSION_STORE")]
     pub session_store: Option<SessionStoreKind>,
@@ -129,6 +132,8 @@ pub struct Config {
     pub controller_url: String,
     /// Service credentials of the embedded controller (`None` with a remote controller).
     pub controller_service: Option<controller::auth::ServiceCredentials>,
+    /// How long the embedded controller's simulated control planes take to come up.
+    pub controller_phase: Duration,
     /// Session store kind.
     pub session_store: SessionStoreKind,
     /// Data directory.
@@ -188,6 +193,9 @@ impl Settings {
             controller_service_project: self
                 .controller_service_project
                 .or(lower.controller_service_project),
+            controller_phase_seconds: self
+                .controller_phase_seconds
+                .or(lower.controller_phase_seconds),
             session_store: self.session_store.or(lower.session_store),
             data_dir: self.data_dir.or(lower.data_dir),
             site_root: self.site_root.or(lower.site_root),
@@ -278,6 +286,11 @@ impl Config {
             keystone_url,
             controller_url,
             controller_service,
+            controller_phase: s
+                .controller_phase_seconds
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .map(Duration::from_secs_f64)
+                .unwrap_or(Duration::from_secs(20)),
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
             data_dir: s.data_dir.unwrap_or_else(|| ".state/data".into()),
             site_root: s.site_root.unwrap_or_else(|| "target/site".into()),

@@ -6,5 +6,6 @@ pub mod api;
 pub mod auth;
 pub mod cloud;
 pub mod pki;
+pub mod reconcile;
 pub mod run;
 pub mod store;

@@ -65,6 +65,9 @@ struct Args {
     /// URL of this API as users reach it (default: the listen address).
     #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
     public_url: Option<String>,
+    /// Seconds a simulated control plane takes to come up or upgrade.
+    #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS", default_value_t = 20.0)]
+    phase_seconds: f64,
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
@@ -86,8 +89,11 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let phase = Duration::try_from_secs_f64(a.phase_seconds).unwrap_or(Duration::from_secs(20));
     let config = ControllerConfig {
         ca_key,
+        timing: controller::reconcile::ground::Timing::scaled(phase),
+        reconcile_every: (phase / 4).clamp(Duration::from_millis(50), Duration::from_millis(500)),
         listen: a.listen,
         keystone_url: a.keystone_url.clone(),
         service: ServiceCredentials {

@@ -30,6 +30,10 @@ pub struct ControllerConfig {
     pub settings: ApiSettings,
     /// Key that seals the klusters' CA keys at rest.
     pub ca_key: SealKey,
+    /// How long simulated phases take (fast for tests, realistic for demos).
+    pub timing: crate::reconcile::ground::Timing,
+    /// Pause between reconcile passes.
+    pub reconcile_every: Duration,
 }
 
 /// Reads a sealing key (64 hex digits) from `path`, creating the file with a random key
@@ -193,6 +197,23 @@ pub async fn start(
         cloud: Arc::new(crate::cloud::sim::SimCloud),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
+    let ground = crate::reconcile::Ground {
+        store: state.store.clone(),
+        cloud: state.cloud.clone(),
+        timing: config.timing,
+    };
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopped = move || {
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
+    };
+    tokio::spawn(ground.run(config.reconcile_every, stopped()));
+    let shutdown = async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    };
     let app = router(state);
     let task = tokio::spawn(async move {
         axum::serve(listener, app)

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use kluster::{Kluster, KlusterPhase};
+use kluster::Kluster;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
 
@@ -40,6 +40,8 @@ const MIGRATIONS: &[&str] = &[
         key_sealed BLOB NOT NULL,
         PRIMARY KEY (project_id, name)
      );",
+    // 3: when the kluster entered its phase ('' = at creation).
+    "ALTER TABLE klusters ADD COLUMN phase_since TEXT NOT NULL DEFAULT '';",
 ];
 
 /// A kluster's CA as stored: certificate and sealed private key.
@@ -160,7 +162,7 @@ impl Store {
         .bind(project)
         .bind(&k.kluster.name)
         .bind(body)
-        .bind(phase_str(k.kluster.status.phase))
+        .bind(crate::reconcile::phase_name(k.kluster.status.phase))
         .bind(&k.creator)
         .bind(k.termination_protected)
         .execute(&mut *tx)
@@ -201,15 +203,63 @@ impl Store {
     /// Replaces a kluster's body (spec and status); false when it does not exist.
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
         let body = serde_json::to_string(k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let phase = crate::reconcile::phase_name(k.status.phase);
+        // SET expressions read the old row: phase_since moves only when the phase changes.
         let res = sqlx::query(
-            "UPDATE klusters SET body = ?, phase = ? WHERE project_id = ? AND name = ?",
+            "UPDATE klusters SET body = ?,
+                phase_since = CASE WHEN phase <> ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE phase_since END,
+                phase = ?
+             WHERE project_id = ? AND name = ?",
         )
         .bind(body)
-        .bind(phase_str(k.status.phase))
+        .bind(phase)
+        .bind(phase)
         .bind(project)
         .bind(&k.name)
         .execute(&self.pool)
         .await?;
+        Ok(res.rows_affected() == 1)
+    }
+
+    /// Every kluster of every project with the time it has spent in its phase, for the
+    /// reconcilers.
+    pub async fn list_all(
+        &self,
+    ) -> Result<Vec<(String, StoredKluster, std::time::Duration)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT body, creator, termination_protected, project_id,
+                CAST((julianday('now') - julianday(CASE WHEN phase_since = '' THEN created_at ELSE phase_since END))
+                     * 86400000 AS INTEGER)
+             FROM klusters ORDER BY project_id, name",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let ms: i64 = r.get(4);
+                Ok((
+                    r.get(3),
+                    decode(r)?,
+                    std::time::Duration::from_millis(ms.max(0) as u64),
+                ))
+            })
+            .collect()
+    }
+
+    /// Removes a kluster and its CA; its events stay.
+    pub async fn delete(&self, project: &str, name: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM kluster_cas WHERE project_id = ? AND name = ?")
+            .bind(project)
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        let res = sqlx::query("DELETE FROM klusters WHERE project_id = ? AND name = ?")
+            .bind(project)
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(res.rows_affected() == 1)
     }
 
@@ -313,16 +363,6 @@ impl Store {
     }
 }
 
-fn phase_str(p: KlusterPhase) -> &'static str {
-    match p {
-        KlusterPhase::Pending => "Pending",
-        KlusterPhase::Creating => "Creating",
-        KlusterPhase::Running => "Running",
-        KlusterPhase::Upgrading => "Upgrading",
-        KlusterPhase::Terminating => "Terminating",
-    }
-}
-
 fn decode(row: &sqlx::sqlite::SqliteRow) -> Result<StoredKluster, StoreError> {
     let body: String = row.get(0);
     let kluster = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -336,6 +376,7 @@ fn decode(row: &sqlx::sqlite::SqliteRow) -> Result<StoredKluster, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kluster::KlusterPhase;
 
     fn db_path(tag: &str) -> std::path::PathBuf {
         let p = std::env::temp_dir().join(format!("mc-store-{tag}-{}.db", std::process::id()));

@@ -1,0 +1,276 @@
+//! The ground reconciler's decision: a pure function of (kluster, what the cloud shows,
+//! how long the kluster has been in its phase) to a plan. Kubernikus's groundctl moves a
+//! kluster Pending → Creating → Running, Running → Upgrading → Running on a version change,
+//! and removes it once Terminating; each phase change is a Normal event named after the phase.
+
+use std::time::Duration;
+
+use kluster::{Kluster, KlusterPhase, Router};
+
+/// How long the simulated phases take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Control plane start-up (Creating → Running).
+    pub create: Duration,
+    /// Control plane upgrade (Upgrading → Running).
+    pub upgrade: Duration,
+    /// Tear-down (Terminating → gone).
+    pub terminate: Duration,
+}
+
+impl Timing {
+    /// Creating and upgrading take `phase`, tearing down half of it.
+    pub fn scaled(phase: Duration) -> Timing {
+        Timing {
+            create: phase,
+            upgrade: phase,
+            terminate: phase / 2,
+        }
+    }
+}
+
+/// One step of a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Record the OpenStack ids discovered for the kluster.
+    SetOpenstack {
+        /// Router id.
+        router_id: String,
+        /// Network id.
+        network_id: String,
+        /// Load-balancer subnet id.
+        lb_subnet_id: String,
+    },
+    /// Move to a phase (the executor records a Normal event named after it).
+    SetPhase(KlusterPhase),
+    /// The control plane now runs this version.
+    SetVersion(String),
+    /// A Warning event, the kluster staying where it is.
+    Warn {
+        /// Stable reason, e.g. `ConfigurationError`.
+        reason: &'static str,
+        /// What the user should know.
+        message: String,
+    },
+    /// Remove the kluster from the store.
+    Delete,
+}
+
+/// What to do with `k`, which has been in its phase for `in_phase`; `routers` are the
+/// routers the kluster's project sees. An empty plan means: nothing to do now.
+pub fn plan(k: &Kluster, routers: &[Router], in_phase: Duration, t: Timing) -> Vec<Step> {
+    match k.status.phase {
+        KlusterPhase::Pending => pending(k, routers),
+        KlusterPhase::Creating if in_phase >= t.create => {
+            vec![
+                Step::SetVersion(k.spec.version.clone()),
+                Step::SetPhase(KlusterPhase::Running),
+            ]
+        }
+        KlusterPhase::Running
+            if !k.spec.version.is_empty() && k.spec.version != k.status.version =>
+        {
+            vec![Step::SetPhase(KlusterPhase::Upgrading)]
+        }
+        KlusterPhase::Upgrading if in_phase >= t.upgrade => {
+            vec![
+                Step::SetVersion(k.spec.version.clone()),
+                Step::SetPhase(KlusterPhase::Running),
+            ]
+        }
+        KlusterPhase::Terminating if in_phase >= t.terminate => vec![Step::Delete],
+        _ => Vec::new(),
+    }
+}
+
+/// Pending: resolve the router, network and LB subnet when exactly one candidate exists
+/// (ids given in the spec are kept), then start creating.
+fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
+    let os = &k.spec.openstack;
+    if k.spec.no_cloud
+        || (!os.router_id.is_empty() && !os.network_id.is_empty() && !os.lb_subnet_id.is_empty())
+    {
+        return vec![Step::SetPhase(KlusterPhase::Creating)];
+    }
+    let candidates: Vec<&Router> = routers
+        .iter()
+        .filter(|r| os.router_id.is_empty() || r.id == os.router_id)
+        .collect();
+    let warn = |message: String| {
+        vec![Step::Warn {
+            reason: "ConfigurationError",
+            message,
+        }]
+    };
+    let router = match candidates.as_slice() {
+        [one] => *one,
+        [] if !os.router_id.is_empty() => {
+            return warn(format!("router {} not found", os.router_id))
+        }
+        [] => return warn("found no router: create one or set spec.openstack.routerID".into()),
+        many => {
+            return warn(format!(
+                "found {} routers: choose one in spec.openstack.routerID (Advanced → Router)",
+                many.len()
+            ))
+        }
+    };
+    let networks: Vec<_> = router
+        .networks
+        .iter()
+        .filter(|n| os.network_id.is_empty() || n.id == os.network_id)
+        .collect();
+    let [network] = networks.as_slice() else {
+        return warn(format!(
+            "found {} networks on router {}: set spec.openstack.networkID",
+            networks.len(),
+            router.name
+        ));
+    };
+    let subnets: Vec<_> = network
+        .subnets
+        .iter()
+        .filter(|s| os.lb_subnet_id.is_empty() || s.id == os.lb_subnet_id)
+        .collect();
+    let [subnet] = subnets.as_slice() else {
+        return warn(format!(
+            "found {} subnets in network {}: set spec.openstack.lbSubnetID",
+            subnets.len(),
+            network.name
+        ));
+    };
+    vec![
+        Step::SetOpenstack {
+            router_id: router.id.clone(),
+            network_id: network.id.clone(),
+            lb_subnet_id: subnet.id.clone(),
+        },
+        Step::SetPhase(KlusterPhase::Creating),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kluster::{Network, Subnet};
+
+    const T: Timing = Timing {
+        create: Duration::from_secs(10),
+        upgrade: Duration::from_secs(5),
+        terminate: Duration::from_secs(3),
+    };
+
+    fn router(id: &str, subnets: &[&str]) -> Router {
+        Router {
+            name: id.into(),
+            id: id.into(),
+            external_network_id: "ext".into(),
+            networks: vec![Network {
+                name: "n".into(),
+                id: format!("net-{id}"),
+                subnets: subnets
+                    .iter()
+                    .map(|s| Subnet {
+                        name: (*s).into(),
+                        id: (*s).into(),
+                        cidr: "10.0.0.0/24".into(),
+                    })
+                    .collect(),
+            }],
+        }
+    }
+
+    fn kluster(phase: KlusterPhase, spec_version: &str, running: &str) -> Kluster {
+        let mut k = Kluster {
+            name: "k".into(),
+            ..Default::default()
+        };
+        k.status.phase = phase;
+        k.spec.version = spec_version.into();
+        k.status.version = running.into();
+        k
+    }
+
+    #[test]
+    fn plans_follow_the_phase_table() {
+        use KlusterPhase::*;
+        let one = [router("r1", &["s1"])];
+        let s = |secs| Duration::from_secs(secs);
+        let cases: Vec<(Kluster, &[Router], Duration, Vec<Step>)> = vec![
+            (
+                kluster(Pending, "1.32.4", ""),
+                &one,
+                s(0),
+                vec![
+                    Step::SetOpenstack {
+                        router_id: "r1".into(),
+                        network_id: "net-r1".into(),
+                        lb_subnet_id: "s1".into(),
+                    },
+                    Step::SetPhase(Creating),
+                ],
+            ),
+            (kluster(Creating, "1.32.4", ""), &one, s(9), vec![]),
+            (
+                kluster(Creating, "1.32.4", ""),
+                &one,
+                s(10),
+                vec![Step::SetVersion("1.32.4".into()), Step::SetPhase(Running)],
+            ),
+            (kluster(Running, "1.32.4", "1.32.4"), &one, s(999), vec![]),
+            (
+                kluster(Running, "1.33.0", "1.32.4"),
+                &one,
+                s(0),
+                vec![Step::SetPhase(Upgrading)],
+            ),
+            (kluster(Upgrading, "1.33.0", "1.32.4"), &one, s(4), vec![]),
+            (
+                kluster(Upgrading, "1.33.0", "1.32.4"),
+                &one,
+                s(5),
+                vec![Step::SetVersion("1.33.0".into()), Step::SetPhase(Running)],
+            ),
+            (kluster(Terminating, "1.32.4", "1.32.4"), &one, s(2), vec![]),
+            (
+                kluster(Terminating, "1.32.4", "1.32.4"),
+                &one,
+                s(3),
+                vec![Step::Delete],
+            ),
+        ];
+        for (i, (k, routers, in_phase, want)) in cases.into_iter().enumerate() {
+            assert_eq!(plan(&k, routers, in_phase, T), want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn ambiguous_or_missing_routers_are_configuration_errors_and_stay_pending() {
+        let k = kluster(KlusterPhase::Pending, "1.32.4", "");
+        let two = [router("r1", &["s1"]), router("r2", &["s2"])];
+        let p = plan(&k, &two, Duration::ZERO, T);
+        assert!(
+            matches!(&p[..], [Step::Warn { reason: "ConfigurationError", message }] if message.starts_with("found 2 routers")),
+            "{p:?}"
+        );
+        assert!(matches!(
+            &plan(&k, &[], Duration::ZERO, T)[..],
+            [Step::Warn { .. }]
+        ));
+        // Naming the router resolves the ambiguity.
+        let mut chosen = k.clone();
+        chosen.spec.openstack.router_id = "r2".into();
+        assert_eq!(
+            plan(&chosen, &two, Duration::ZERO, T)[0],
+            Step::SetOpenstack {
+                router_id: "r2".into(),
+                network_id: "net-r2".into(),
+                lb_subnet_id: "s2".into()
+            }
+        );
+        let two_subnets = [router("r1", &["s1", "s2"])];
+        assert!(
+            matches!(&plan(&k, &two_subnets, Duration::ZERO, T)[..], [Step::Warn { message, .. }] if message.contains("2 subnets"))
+        );
+    }
+}

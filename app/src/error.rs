@@ -26,6 +26,9 @@ pub enum AppError {
     /// Keystone cannot be reached or answers with a server error.
     #[error("The identity service (Keystone) cannot be reached right now. Please try again in a moment.")]
     KeystoneUnavailable,
+    /// The Kubernikus API (controller) cannot be reached or failed.
+    #[error("The Kubernikus service cannot be reached right now. Please try again in a moment.")]
+    ControllerUnavailable,
     /// The user may not do this.
     #[error("{0}")]
     Forbidden(String),
@@ -49,6 +52,7 @@ impl AppError {
             AppError::InvalidCredentials => "invalid_credentials",
             AppError::RateLimited { .. } => "rate_limited",
             AppError::KeystoneUnavailable => "keystone_unavailable",
+            AppError::ControllerUnavailable => "controller_unavailable",
             AppError::Forbidden(_) => "forbidden",
             AppError::BadInput(_) => "bad_input",
             AppError::Internal => "internal",
@@ -79,7 +83,7 @@ impl AppError {
         match self {
             AppError::NotSignedIn | AppError::SessionExpired | AppError::InvalidCredentials => 401,
             AppError::RateLimited { .. } => 429,
-            AppError::KeystoneUnavailable => 503,
+            AppError::KeystoneUnavailable | AppError::ControllerUnavailable => 503,
             AppError::Forbidden(_) => 403,
             AppError::BadInput(_) => 400,
             AppError::Internal | AppError::Transport => 500,

@@ -175,6 +175,7 @@ pub async fn start(
         })),
         session_max_lifetime: config.session_max_lifetime,
         revalidate_after: config.token_recheck,
+        controller: app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?,
     };
     let router = match config.session_store {
         SessionStoreKind::Memory => router(

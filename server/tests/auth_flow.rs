@@ -469,3 +469,41 @@ async fn the_embedded_controller_serves_the_kubernikus_api_on_loopback() {
         "the controller's store lives in the data dir"
     );
 }
+
+#[tokio::test]
+async fn the_dashboard_lists_the_projects_klusters_from_the_controller() {
+    let srv = spawn(|_| {}).await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let (_, _, html) = page(&c, &srv, "/").await;
+    assert!(
+        html.contains("No klusters in this project yet."),
+        "empty state"
+    );
+
+    let token = user_token("alice", "demo").await;
+    let body = r#"{"name":"shown","spec":{"nodePools":[{"name":"small","size":2,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#;
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/v1/clusters", srv.controller_url))
+        .header("x-auth-token", token.expose())
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+
+    let (status, _, html) = page(&c, &srv, "/").await;
+    assert_eq!(status, 200);
+    assert!(html.contains(">shown<"), "the kluster is listed: {html}");
+    assert!(html.contains("small: 2 × m1.small"), "its pool is listed");
+    assert!(!html.contains("gAAAAA"), "no token in the page");
+
+    // bob (member of demo) sees it; alice in staging does not.
+    let bob = browser();
+    login(&bob, &srv, "bob", "demo").await;
+    assert!(page(&bob, &srv, "/").await.2.contains(">shown<"));
+    let staging = browser();
+    login(&staging, &srv, "alice", "staging").await;
+    let (_, _, html) = page(&staging, &srv, "/").await;
+    assert!(!html.contains(">shown<") && html.contains("No klusters in this project yet."));
+}

@@ -1,10 +1,11 @@
-//! The dashboard landing page: who and where you are.
+//! The dashboard landing page: who and where you are, and the project's klusters.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Redirect;
 
 use crate::components::header::Header;
+use crate::components::kluster_list::KlusterList;
 use crate::error::AppError;
 use crate::model::SessionInfo;
 use crate::server_fns::{current_session, SwitchProject};
@@ -38,14 +39,10 @@ pub fn HomePage() -> impl IntoView {
 #[component]
 fn Signed(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl IntoView {
     let project = info.project_name.clone();
-    let expires = info.expires_at.clone();
     view! {
         <Header info switch/>
         <main class="mx-auto max-w-5xl p-4 sm:p-8">
-            <h1 class="text-xl font-semibold">"Klusters in " {project}</h1>
-            <p class="mt-2 text-sm text-slate-600 dark:text-slate-400">
-                "Your session lasts until " <time datetime=expires.clone()>{expires.clone()}</time> "."
-            </p>
+            <KlusterList project/>
         </main>
     }
 }

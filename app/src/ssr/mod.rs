@@ -2,9 +2,11 @@
 //! and the sign-in rate limiter. Never compiled into the WASM module.
 
 pub mod auth;
+pub mod controller;
 mod limiter;
 
 pub use auth::{AuthRecord, AUTH_KEY};
+pub use controller::ControllerClient;
 pub use limiter::{LoginLimiter, RateLimits};
 
 use std::sync::Arc;
@@ -26,6 +28,8 @@ pub struct AppState {
     pub session_max_lifetime: Duration,
     /// How long a token validated with Keystone is trusted before it is checked again.
     pub revalidate_after: Duration,
+    /// The Kubernikus API every provisioning call goes to.
+    pub controller: ControllerClient,
 }
 
 /// The [`AppState`] of the running server.

@@ -1,0 +1,102 @@
+//! The project's klusters as a table: name, phase, version and node pools.
+
+use kluster::{Kluster, KlusterPhase};
+use leptos::prelude::*;
+
+use crate::server_fns::list_klusters;
+
+/// Tailwind classes of a phase badge: green when running, amber while changing, red when
+/// going away.
+fn badge(phase: KlusterPhase) -> &'static str {
+    match phase {
+        KlusterPhase::Running => {
+            "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-200"
+        }
+        KlusterPhase::Terminating => "bg-red-100 text-red-800 dark:bg-red-900 dark:text-red-200",
+        _ => "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-200",
+    }
+}
+
+/// "name: running/size" per pool, from the status when the controller reported it.
+fn pools(k: &Kluster) -> String {
+    if k.spec.node_pools.is_empty() {
+        return "no pools".into();
+    }
+    k.spec
+        .node_pools
+        .iter()
+        .map(
+            |p| match k.status.node_pools.iter().find(|i| i.name == p.name) {
+                Some(i) => format!(
+                    "{}: {}/{} running, {} healthy",
+                    p.name, i.running, p.size, i.healthy
+                ),
+                None => format!("{}: {} × {}", p.name, p.size, p.flavor),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The klusters of the session's project, with an empty state and errors in words.
+#[component]
+pub fn KlusterList(project: String) -> impl IntoView {
+    let klusters = Resource::new(|| (), |_| list_klusters());
+    view! {
+        <section aria-labelledby="klusters-heading">
+            <div class="flex flex-wrap items-center justify-between gap-2">
+                <h1 id="klusters-heading" class="text-xl font-semibold">"Klusters in " {project}</h1>
+                <a href="/" class="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-800">
+                    "Refresh"
+                </a>
+            </div>
+            <Transition fallback=|| view! { <p class="mt-4 text-sm">"Loading klusters…"</p> }>
+                {move || Suspend::new(async move {
+                    match klusters.await {
+                        Ok(list) if list.is_empty() => view! {
+                            <p class="mt-6 rounded-lg border border-dashed border-slate-300 p-6 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
+                                "No klusters in this project yet."
+                            </p>
+                        }.into_any(),
+                        Ok(list) => view! {
+                            <div class="mt-4 overflow-x-auto rounded-lg bg-white shadow dark:bg-slate-900">
+                                <table class="min-w-full text-left text-sm">
+                                    <thead class="border-b border-slate-200 text-slate-600 dark:border-slate-700 dark:text-slate-400">
+                                        <tr>
+                                            <th scope="col" class="px-4 py-2 font-medium">"Name"</th>
+                                            <th scope="col" class="px-4 py-2 font-medium">"Phase"</th>
+                                            <th scope="col" class="px-4 py-2 font-medium">"Version"</th>
+                                            <th scope="col" class="px-4 py-2 font-medium">"Node pools"</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody>
+                                        {list.into_iter().map(|k| {
+                                            let phase = k.status.phase;
+                                            let version = if k.status.version.is_empty() { k.spec.version.clone() } else { k.status.version.clone() };
+                                            let pools = pools(&k);
+                                            view! {
+                                                <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
+                                                    <td class="px-4 py-2 font-medium">{k.name}</td>
+                                                    <td class="px-4 py-2">
+                                                        <span class=format!("rounded-full px-2 py-0.5 text-xs font-medium {}", badge(phase))>
+                                                            {format!("{phase:?}")}
+                                                        </span>
+                                                    </td>
+                                                    <td class="px-4 py-2">{version}</td>
+                                                    <td class="px-4 py-2 text-slate-600 dark:text-slate-400">{pools}</td>
+                                                </tr>
+                                            }
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
+                            </div>
+                        }.into_any(),
+                        Err(e) => view! {
+                            <p role="alert" class="mt-4 rounded bg-red-50 p-4 text-red-800 dark:bg-red-950 dark:text-red-200">{e.to_string()}</p>
+                        }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}

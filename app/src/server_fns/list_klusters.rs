@@ -1,0 +1,19 @@
+//! The klusters of the session's project.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+
+/// Lists the project's klusters (`GET /api/v1/clusters` on the controller, with the
+/// session's token).
+#[server(endpoint = "list_klusters")]
+pub async fn list_klusters() -> Result<Vec<kluster::Kluster>, AppError> {
+    use crate::ssr::auth::{require, session};
+    use crate::ssr::{fail, state};
+    let st = state();
+    let rec = require(&session().await?, &st).await.map_err(fail)?;
+    st.controller
+        .get(&rec.token, "/api/v1/clusters")
+        .await
+        .map_err(fail)
+}

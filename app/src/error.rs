@@ -32,6 +32,9 @@ pub enum AppError {
     /// The user may not do this.
     #[error("{0}")]
     Forbidden(String),
+    /// What the request names does not exist (or is not visible to the user).
+    #[error("{0}")]
+    NotFound(String),
     /// The request itself is malformed; the message says what is wrong.
     #[error("{0}")]
     BadInput(String),
@@ -54,6 +57,7 @@ impl AppError {
             AppError::KeystoneUnavailable => "keystone_unavailable",
             AppError::ControllerUnavailable => "controller_unavailable",
             AppError::Forbidden(_) => "forbidden",
+            AppError::NotFound(_) => "not_found",
             AppError::BadInput(_) => "bad_input",
             AppError::Internal => "internal",
             AppError::Transport => "transport",
@@ -85,6 +89,7 @@ impl AppError {
             AppError::RateLimited { .. } => 429,
             AppError::KeystoneUnavailable | AppError::ControllerUnavailable => 503,
             AppError::Forbidden(_) => 403,
+            AppError::NotFound(_) => 404,
             AppError::BadInput(_) => 400,
             AppError::Internal | AppError::Transport => 500,
         }

@@ -5,6 +5,7 @@ pub mod access_log;
 pub mod config;
 pub mod csrf;
 pub mod health;
+pub mod kubeconfig;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -278,6 +279,7 @@ pub fn router<S: SessionStore + Clone>(
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(move || health::readyz(ready.clone())))
         .route("/api/{*fn_name}", get(server_fn).post(server_fn))
+        .route("/klusters/{name}/kubeconfig", get(kubeconfig::download))
         .leptos_routes_with_context(
             &state,
             routes,

@@ -507,3 +507,68 @@ async fn the_dashboard_lists_the_projects_klusters_from_the_controller() {
     let (_, _, html) = page(&staging, &srv, "/").await;
     assert!(!html.contains(">shown<") && html.contains("No klusters in this project yet."));
 }
+
+#[tokio::test]
+async fn the_kubeconfig_downloads_as_an_attachment_that_kubectl_reads() {
+    let srv = spawn(|_| {}).await;
+    let token = user_token("alice", "demo").await;
+    let body = r#"{"name":"dl","spec":{}}"#;
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/v1/clusters", srv.controller_url))
+        .header("x-auth-token", token.expose())
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+
+    let anon = browser();
+    let (status, loc, _) = page(&anon, &srv, "/klusters/dl/kubeconfig").await;
+    assert_eq!(
+        (status, loc.as_deref()),
+        (303, Some("/login")),
+        "no session, no kubeconfig"
+    );
+
+    let c = browser();
+    login(&c, &srv, "bob", "demo").await;
+    let r = c
+        .get(format!("{}/klusters/dl/kubeconfig", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()[header::CONTENT_DISPOSITION],
+        "attachment; filename=\"dl.kubeconfig\""
+    );
+    assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
+    let kubeconfig = r.text().await.unwrap();
+    let path = srv.data_dir.join("dl.kubeconfig");
+    std::fs::write(&path, &kubeconfig).unwrap();
+    let out = std::process::Command::new("kubectl")
+        .args([
+            "config",
+            "view",
+            "-o",
+            "jsonpath={.current-context} {.users[0].name}",
+            "--kubeconfig",
+        ])
+        .arg(&path)
+        .output()
+        .expect("kubectl is installed by scripts/setup");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "dl bob@demo");
+
+    let r = c
+        .get(format!("{}/klusters/nope/kubeconfig", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404, "unknown kluster answered in words");
+    assert!(r.text().await.unwrap().contains("not found"));
+}

@@ -67,6 +67,7 @@ pub fn KlusterList(project: String) -> impl IntoView {
                                             <th scope="col" class="px-4 py-2 font-medium">"Phase"</th>
                                             <th scope="col" class="px-4 py-2 font-medium">"Version"</th>
                                             <th scope="col" class="px-4 py-2 font-medium">"Node pools"</th>
+                                            <th scope="col" class="px-4 py-2 font-medium"><span class="sr-only">"Actions"</span></th>
                                         </tr>
                                     </thead>
                                     <tbody>
@@ -74,6 +75,7 @@ pub fn KlusterList(project: String) -> impl IntoView {
                                             let phase = k.status.phase;
                                             let version = if k.status.version.is_empty() { k.spec.version.clone() } else { k.status.version.clone() };
                                             let pools = pools(&k);
+                                            let download = format!("/klusters/{}/kubeconfig", k.name);
                                             view! {
                                                 <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
                                                     <td class="px-4 py-2 font-medium">{k.name}</td>
@@ -84,6 +86,12 @@ pub fn KlusterList(project: String) -> impl IntoView {
                                                     </td>
                                                     <td class="px-4 py-2">{version}</td>
                                                     <td class="px-4 py-2 text-slate-600 dark:text-slate-400">{pools}</td>
+                                                    <td class="px-4 py-2">
+                                                        <a href=download download
+                                                            class="whitespace-nowrap text-sky-700 underline dark:text-sky-400">
+                                                            "Download kubeconfig"
+                                                        </a>
+                                                    </td>
                                                 </tr>
                                             }
                                         }).collect_view()}

@@ -58,7 +58,8 @@ impl ControllerClient {
         Err(match status.as_u16() {
             401 => AppError::SessionExpired,
             403 => AppError::Forbidden(message),
-            404 | 409 | 422 => AppError::BadInput(message),
+            404 => AppError::NotFound(message),
+            409 | 422 => AppError::BadInput(message),
             s if s >= 500 => AppError::ControllerUnavailable,
             _ => {
                 tracing::error!(

@@ -1,0 +1,67 @@
+//! `GET /klusters/{name}/kubeconfig`: the signed-in user's kubeconfig for a kluster, as a
+//! download. The controller mints a fresh 24-hour client certificate on every call.
+
+use axum::{
+    extract::{Path, State},
+    http::{header, HeaderValue, StatusCode},
+    response::{IntoResponse, Redirect, Response},
+};
+use tower_sessions::Session;
+
+use app::error::AppError;
+use app::ssr::{auth, AppState};
+
+/// Answers the kubeconfig as `<name>.kubeconfig` (attachment, `no-store`) and writes one
+/// audit line; without a session, redirects to the login page.
+pub async fn download(
+    State(st): State<AppState>,
+    session: Session,
+    Path(name): Path<String>,
+) -> Response {
+    let rec = match auth::current(&session, &st).await {
+        Ok(Some(rec)) => rec,
+        Ok(None) => return Redirect::to("/login").into_response(),
+        Err(AppError::SessionExpired) => {
+            return Redirect::to("/login?error=session_expired").into_response()
+        }
+        Err(e) => return error(e),
+    };
+    if kluster::validate::kluster_name(&name).is_err() {
+        return (StatusCode::NOT_FOUND, "No such kluster.").into_response();
+    }
+    let creds: kluster::Credentials = match st
+        .controller
+        .get(&rec.token, &format!("/api/v1/clusters/{name}/credentials"))
+        .await
+    {
+        Ok(c) => c,
+        Err(e) => return error(e),
+    };
+    tracing::info!(
+        target: "audit",
+        user = rec.user_name,
+        domain = rec.user_domain,
+        project = rec.project_id,
+        kluster = name,
+        "kubeconfig downloaded"
+    );
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}.kubeconfig\""))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/yaml; charset=utf-8"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        creds.kubeconfig,
+    )
+        .into_response()
+}
+
+fn error(e: AppError) -> Response {
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, e.to_string()).into_response()
+}

@@ -83,17 +83,7 @@ pub async fn start(
 ) -> Result<Running, StartError> {
     let keystone = keystone::Client::new(&config.keystone_url)?;
     // One shutdown signal for the dashboard and the embedded controller.
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    tokio::spawn(async move {
-        shutdown.await;
-        let _ = stop_tx.send(true);
-    });
-    let stopped = move || {
-        let mut rx = stop_rx.clone();
-        async move {
-            let _ = rx.wait_for(|s| *s).await;
-        }
-    };
+    let shutdown = controller::run::Shutdown::new(shutdown);
     let controller_url = match &config.controller_service {
         Some(service) => {
             let running = controller::run::start(
@@ -117,7 +107,7 @@ pub async fn start(
                         ..Default::default()
                     },
                 },
-                stopped(),
+                shutdown.signal(),
             )
             .await?;
             format!("http://{}", running.addr)
@@ -206,7 +196,7 @@ pub async fn start(
             listener,
             router.into_make_service_with_connect_info::<SocketAddr>(),
         )
-        .with_graceful_shutdown(stopped())
+        .with_graceful_shutdown(shutdown.signal())
         .await
     });
     Ok(Running {

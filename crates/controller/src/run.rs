@@ -202,23 +202,38 @@ pub async fn start(
         cloud: state.cloud.clone(),
         timing: config.timing,
     };
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let stopped = move || {
-        let mut rx = stop_rx.clone();
-        async move {
-            let _ = rx.wait_for(|s| *s).await;
-        }
-    };
-    tokio::spawn(ground.run(config.reconcile_every, stopped()));
-    let shutdown = async move {
-        shutdown.await;
-        let _ = stop_tx.send(true);
-    };
+    let shutdown = Shutdown::new(shutdown);
+    tokio::spawn(ground.run(config.reconcile_every, shutdown.signal()));
     let app = router(state);
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
+            .with_graceful_shutdown(shutdown.signal())
             .await
     });
     Ok(Running { addr, task })
+}
+
+/// One shutdown future shared by several tasks: each [`Shutdown::signal`] completes when
+/// the future given to [`Shutdown::new`] does.
+#[derive(Clone, Debug)]
+pub struct Shutdown(tokio::sync::watch::Receiver<bool>);
+
+impl Shutdown {
+    /// Watches `trigger` (in a task of its own).
+    pub fn new(trigger: impl std::future::Future<Output = ()> + Send + 'static) -> Shutdown {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            trigger.await;
+            let _ = tx.send(true);
+        });
+        Shutdown(rx)
+    }
+
+    /// Completes once shutdown has been triggered.
+    pub fn signal(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.0.clone();
+        async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        }
+    }
 }

@@ -29,11 +29,16 @@ impl Ground {
         let mut changed = 0;
         for (project, stored, in_phase) in self.store.list_all().await? {
             let mut k = stored.kluster;
-            let routers = match self.cloud.metadata(&project).await {
-                Ok(m) => m.routers,
-                Err(e) => {
-                    tracing::warn!(controller = "ground", kluster = k.name, project, error = %e, "cloud unavailable");
-                    continue;
+            // Only a Pending kluster looks at routers: ask the cloud for nothing else.
+            let routers = if k.status.phase != KlusterPhase::Pending {
+                Vec::new()
+            } else {
+                match self.cloud.metadata(&project).await {
+                    Ok(m) => m.routers,
+                    Err(e) => {
+                        tracing::warn!(controller = "ground", kluster = k.name, project, error = %e, "cloud unavailable");
+                        continue;
+                    }
                 }
             };
             let steps = ground::plan(&k, &routers, in_phase, self.timing);

@@ -481,16 +481,7 @@ async fn the_dashboard_lists_the_projects_klusters_from_the_controller() {
         "empty state"
     );
 
-    let token = user_token("alice", "demo").await;
-    let body = r#"{"name":"shown","spec":{"nodePools":[{"name":"small","size":2,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#;
-    let r = reqwest::Client::new()
-        .post(format!("{}/api/v1/clusters", srv.controller_url))
-        .header("x-auth-token", token.expose())
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
+    create_kluster(&srv, "alice", r#"{"name":"shown","spec":{"nodePools":[{"name":"small","size":2,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
 
     let (status, _, html) = page(&c, &srv, "/").await;
     assert_eq!(status, 200);
@@ -511,16 +502,7 @@ async fn the_dashboard_lists_the_projects_klusters_from_the_controller() {
 #[tokio::test]
 async fn the_kubeconfig_downloads_as_an_attachment_that_kubectl_reads() {
     let srv = spawn(|_| {}).await;
-    let token = user_token("alice", "demo").await;
-    let body = r#"{"name":"dl","spec":{}}"#;
-    let r = reqwest::Client::new()
-        .post(format!("{}/api/v1/clusters", srv.controller_url))
-        .header("x-auth-token", token.expose())
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
+    create_kluster(&srv, "alice", r#"{"name":"dl","spec":{}}"#).await;
 
     let anon = browser();
     let (status, loc, _) = page(&anon, &srv, "/klusters/dl/kubeconfig").await;

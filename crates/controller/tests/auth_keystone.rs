@@ -3,38 +3,13 @@
 
 use std::time::Duration;
 
-use controller::auth::{AuthError, Policy, ServiceCredentials, TokenValidator};
+mod common;
 
-fn url() -> String {
-    std::env::var("MC_TEST_KEYSTONE_URL")
-        .expect("MC_TEST_KEYSTONE_URL is not set: run the suite with scripts/test")
-}
-
-fn service(password: &str) -> ServiceCredentials {
-    ServiceCredentials {
-        user_name: "mission-control".into(),
-        password: password.into(),
-        user_domain: "Default".into(),
-        project: "service".into(),
-        project_domain: "Default".into(),
-    }
-}
+use common::{demo_token, service, url};
+use controller::auth::{AuthError, Policy, TokenValidator};
 
 async fn user_token(user: &str) -> keystone::TokenSecret {
-    let ks = keystone::Client::new(&url()).unwrap();
-    let password = format!("{user}-secret");
-    ks.password_auth(&keystone::PasswordAuth {
-        user_name: user,
-        password: &password,
-        user_domain: "demo",
-        project: keystone::ProjectRef::Name {
-            name: "demo",
-            domain: "demo",
-        },
-    })
-    .await
-    .unwrap()
-    .secret
+    demo_token(&url(), user, "demo").await
 }
 
 #[tokio::test]
@@ -116,20 +91,7 @@ async fn the_service_token_keeps_working_past_its_own_expiry() {
         service("mission-control-secret"),
         Duration::ZERO,
     );
-    let fresh = || async {
-        ks.password_auth(&keystone::PasswordAuth {
-            user_name: "alice",
-            password: "alice-secret",
-            user_domain: "demo",
-            project: keystone::ProjectRef::Name {
-                name: "demo",
-                domain: "demo",
-            },
-        })
-        .await
-        .unwrap()
-        .secret
-    };
+    let fresh = || demo_token(&short, "alice", "demo");
     let t = fresh().await;
     assert!(v.principal(Some(t.expose())).await.is_ok());
     // Every token of this Keystone, the service token included, has expired by now.

@@ -6,8 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{kluster, token, url};
-use controller::auth::ServiceCredentials;
+use common::{kluster, service, token, url};
 use controller::pki::SealKey;
 use controller::run::{start, ControllerConfig};
 use serde_json::{json, Value};
@@ -47,13 +46,7 @@ async fn a_kluster_comes_up_upgrades_and_goes_away() {
     let config = ControllerConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         keystone_url: url(),
-        service: ServiceCredentials {
-            user_name: "mission-control".into(),
-            password: "mission-control-secret".into(),
-            user_domain: "Default".into(),
-            project: "service".into(),
-            project_domain: "Default".into(),
-        },
+        service: service("mission-control-secret"),
         db_path: dir.join("controller.db"),
         policy_file: None,
         token_cache: Duration::from_secs(60),

@@ -211,3 +211,21 @@ async fn password_token(
         .expect("demo user signs in")
         .secret
 }
+
+/// Creates a kluster (JSON `body`) in project demo as `user`, through the controller's API.
+pub async fn create_kluster(srv: &TestServer, user: &str, body: &str) {
+    let token = user_token(user, "demo").await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/v1/clusters", srv.controller_url))
+        .header("x-auth-token", token.expose())
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        201,
+        "create: {}",
+        r.text().await.unwrap_or_default()
+    );
+}

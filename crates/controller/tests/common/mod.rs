@@ -30,16 +30,9 @@ pub async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Ro
         let _ = std::fs::remove_file(format!("{}{s}", path.display()));
     }
     let store = Store::open(&path).await.unwrap();
-    let service = ServiceCredentials {
-        user_name: "mission-control".into(),
-        password: "mission-control-secret".into(),
-        user_domain: "Default".into(),
-        project: "service".into(),
-        project_domain: "Default".into(),
-    };
     let validator = TokenValidator::new(
         keystone::Client::new(keystone_url).unwrap(),
-        service,
+        service("mission-control-secret"),
         Duration::from_secs(60),
     );
     let state = ApiState {
@@ -57,9 +50,22 @@ pub async fn app() -> Router {
     app_with(&url()).await.0
 }
 
-pub async fn token(user: &str, project: &str) -> String {
+/// The seeded service user, with `password` (tests pass a wrong one on purpose).
+pub fn service(password: &str) -> ServiceCredentials {
+    ServiceCredentials {
+        user_name: "mission-control".into(),
+        password: password.into(),
+        user_domain: "Default".into(),
+        project: "service".into(),
+        project_domain: "Default".into(),
+    }
+}
+
+/// A token of demo user `user` (password `<user>-secret`) scoped to `project`, issued by
+/// the Keystone at `keystone_url`.
+pub async fn demo_token(keystone_url: &str, user: &str, project: &str) -> keystone::TokenSecret {
     let password = format!("{user}-secret");
-    keystone::Client::new(&url())
+    keystone::Client::new(keystone_url)
         .unwrap()
         .password_auth(&keystone::PasswordAuth {
             user_name: user,
@@ -71,10 +77,13 @@ pub async fn token(user: &str, project: &str) -> String {
             },
         })
         .await
-        .unwrap()
+        .expect("demo user signs in")
         .secret
-        .expose()
-        .to_string()
+}
+
+/// [`demo_token`] from the Keystone under test, as a string.
+pub async fn token(user: &str, project: &str) -> String {
+    demo_token(&url(), user, project).await.expose().to_string()
 }
 
 pub async fn call(

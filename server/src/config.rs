@@ -59,6 +59,18 @@ pub struct Settings {
     /// Seconds the embedded controller's simulated control planes take to come up.
     #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS")]
     pub controller_phase_seconds: Option<f64>,
+    /// Minutes a kluster may take to reach Running before it gets a Warning (default 30).
+    #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
+    pub controller_creation_timeout_minutes: Option<u64>,
+    /// Instance quota of each project in the simulated cloud (default 10).
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES")]
+    pub controller_quota_instances: Option<u64>,
+    /// vCPU quota of each project in the simulated cloud (default 20).
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_CORES")]
+    pub controller_quota_cores: Option<u64>,
+    /// RAM quota (MiB) of each project in the simulated cloud (default 51200).
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB")]
+    pub controller_quota_ram_mb: Option<u64>,
     /// Session store: sqlite or memory.
     #[arg(long, env = "MC_SESSION_STORE")]
     pub session_store: Option<SessionStoreKind>,
@@ -132,8 +144,9 @@ pub struct Config {
     pub controller_url: String,
     /// Service credentials of the embedded controller (`None` with a remote controller).
     pub controller_service: Option<controller::auth::ServiceCredentials>,
-    /// How long the embedded controller's simulated control planes take to come up.
-    pub controller_phase: Duration,
+    /// How fast the embedded controller's simulated cloud and reconcilers go, and the
+    /// quota each project starts with.
+    pub controller_pace: controller::run::Pace,
     /// Session store kind.
     pub session_store: SessionStoreKind,
     /// Data directory.
@@ -196,6 +209,16 @@ impl Settings {
             controller_phase_seconds: self
                 .controller_phase_seconds
                 .or(lower.controller_phase_seconds),
+            controller_creation_timeout_minutes: self
+                .controller_creation_timeout_minutes
+                .or(lower.controller_creation_timeout_minutes),
+            controller_quota_instances: self
+                .controller_quota_instances
+                .or(lower.controller_quota_instances),
+            controller_quota_cores: self.controller_quota_cores.or(lower.controller_quota_cores),
+            controller_quota_ram_mb: self
+                .controller_quota_ram_mb
+                .or(lower.controller_quota_ram_mb),
             session_store: self.session_store.or(lower.session_store),
             data_dir: self.data_dir.or(lower.data_dir),
             site_root: self.site_root.or(lower.site_root),
@@ -286,11 +309,43 @@ impl Config {
             keystone_url,
             controller_url,
             controller_service,
-            controller_phase: s
-                .controller_phase_seconds
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .map(Duration::from_secs_f64)
-                .unwrap_or(Duration::from_secs(20)),
+            controller_pace: {
+                let phase = s
+                    .controller_phase_seconds
+                    .filter(|v| v.is_finite() && *v > 0.0)
+                    .map(Duration::from_secs_f64)
+                    .unwrap_or(Duration::from_secs(20));
+                let mut pace = controller::run::Pace::scaled(phase);
+                if let Some(m) = s.controller_creation_timeout_minutes {
+                    pace.timing.creation_timeout = Duration::from_secs(
+                        60 * positive("controller_creation_timeout_minutes", m)?,
+                    );
+                }
+                let limits = &mut pace.sim.limits;
+                let quota = |key, v: Option<u64>, default: i64| match v {
+                    Some(v) => i64::try_from(v).map_err(|_| ConfigError::Invalid {
+                        key,
+                        message: "is too large".into(),
+                    }),
+                    None => Ok(default),
+                };
+                limits.instances = quota(
+                    "controller_quota_instances",
+                    s.controller_quota_instances,
+                    limits.instances,
+                )?;
+                limits.cores = quota(
+                    "controller_quota_cores",
+                    s.controller_quota_cores,
+                    limits.cores,
+                )?;
+                limits.ram = quota(
+                    "controller_quota_ram_mb",
+                    s.controller_quota_ram_mb,
+                    limits.ram,
+                )?;
+                pace
+            },
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
             data_dir: s.data_dir.unwrap_or_else(|| ".state/data".into()),
             site_root: s.site_root.unwrap_or_else(|| "target/site".into()),

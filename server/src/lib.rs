@@ -92,11 +92,7 @@ pub async fn start(
                     keystone_url: config.keystone_url.clone(),
                     service: service.clone(),
                     db_path: config.data_dir.join("controller.db"),
-                    timing: controller::reconcile::ground::Timing::scaled(config.controller_phase),
-                    reconcile_every: (config.controller_phase / 4).clamp(
-                        std::time::Duration::from_millis(50),
-                        std::time::Duration::from_millis(500),
-                    ),
+                    pace: config.controller_pace,
                     ca_key: controller::run::load_or_create_key(
                         &config.data_dir.join("controller-ca.key"),
                     )?,

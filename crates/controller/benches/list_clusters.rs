@@ -90,8 +90,10 @@ async fn main() {
         settings: ApiSettings::default(),
         ca_key: SealKey([1; 32]),
         // Everything is Pending and no phase ends during the run: the reconciler only reads.
-        timing: controller::reconcile::ground::Timing::scaled(Duration::from_secs(3600)),
-        reconcile_every: Duration::from_secs(3600),
+        pace: controller::run::Pace {
+            reconcile_every: Duration::from_secs(3600),
+            ..controller::run::Pace::scaled(Duration::from_secs(3600))
+        },
     };
     let running = start(config, std::future::pending())
         .await

@@ -68,6 +68,22 @@ struct Args {
     /// Seconds a simulated control plane takes to come up or upgrade.
     #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS", default_value_t = 20.0)]
     phase_seconds: f64,
+    /// Minutes a kluster may take to reach Running before it gets a Warning.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES",
+        default_value_t = 30
+    )]
+    creation_timeout_minutes: u64,
+    /// Instance quota of each project in the simulated cloud.
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES", default_value_t = 10)]
+    quota_instances: i64,
+    /// vCPU quota of each project in the simulated cloud.
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_CORES", default_value_t = 20)]
+    quota_cores: i64,
+    /// RAM quota (MiB) of each project in the simulated cloud.
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB", default_value_t = 51200)]
+    quota_ram_mb: i64,
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
@@ -90,10 +106,16 @@ async fn main() -> ExitCode {
         }
     };
     let phase = Duration::try_from_secs_f64(a.phase_seconds).unwrap_or(Duration::from_secs(20));
+    let mut pace = controller::run::Pace::scaled(phase);
+    pace.timing.creation_timeout = Duration::from_secs(60 * a.creation_timeout_minutes.max(1));
+    pace.sim.limits = controller::cloud::sim::Limits {
+        instances: a.quota_instances,
+        cores: a.quota_cores,
+        ram: a.quota_ram_mb,
+    };
     let config = ControllerConfig {
         ca_key,
-        timing: controller::reconcile::ground::Timing::scaled(phase),
-        reconcile_every: (phase / 4).clamp(Duration::from_millis(50), Duration::from_millis(500)),
+        pace,
         listen: a.listen,
         keystone_url: a.keystone_url.clone(),
         service: ServiceCredentials {

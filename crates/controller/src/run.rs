@@ -30,10 +30,36 @@ pub struct ControllerConfig {
     pub settings: ApiSettings,
     /// Key that seals the klusters' CA keys at rest.
     pub ca_key: SealKey,
-    /// How long simulated phases take (fast for tests, realistic for demos).
+    /// How fast the simulated cloud and the reconcilers go.
+    pub pace: Pace,
+}
+
+/// How fast the simulated cloud and the reconcilers go (fast for tests, realistic for
+/// demos).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pace {
+    /// Control-plane phases and the reconcilers' timeouts.
     pub timing: crate::reconcile::ground::Timing,
+    /// The simulated cloud: boot, registration and tear-down times, default quota.
+    pub sim: crate::cloud::sim::SimConfig,
     /// Pause between reconcile passes.
     pub reconcile_every: Duration,
+    /// Longest wait for one cloud call.
+    pub call_timeout: Duration,
+}
+
+impl Pace {
+    /// A control plane takes `phase` to come up; servers boot in half of it; passes run
+    /// every quarter of it (between 50 ms and 1 s); cloud calls time out after 30 s (at
+    /// least `phase`).
+    pub fn scaled(phase: Duration) -> Pace {
+        Pace {
+            timing: crate::reconcile::ground::Timing::scaled(phase),
+            sim: crate::cloud::sim::SimConfig::scaled(phase),
+            reconcile_every: (phase / 4).clamp(Duration::from_millis(50), Duration::from_secs(1)),
+            call_timeout: Duration::from_secs(30).min(phase.max(Duration::from_secs(1))),
+        }
+    }
 }
 
 /// Reads a sealing key (64 hex digits) from `path`, creating the file with a random key
@@ -133,8 +159,12 @@ pub enum StartError {
 pub struct Running {
     /// Where it listens.
     pub addr: SocketAddr,
-    /// Ends when the server stops.
+    /// Ends when the server and the reconcilers have stopped.
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// Its store.
+    pub store: Store,
+    /// Its cloud (the simulator: faults can be injected through it).
+    pub cloud: Arc<dyn crate::cloud::Cloud>,
 }
 
 /// Opens the store, loads the policy and serves the API until `shutdown` completes.
@@ -184,6 +214,7 @@ pub async fn start(
         settings.public_url = format!("http://{addr}");
     }
     let keystone = keystone::Client::new(&config.keystone_url)?;
+    let shutdown = Shutdown::new(shutdown);
     let state = ApiState {
         store,
         validator: Arc::new(TokenValidator::new(
@@ -194,23 +225,35 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
-        cloud: Arc::new(crate::cloud::sim::SimCloud),
+        cloud: Arc::new(crate::cloud::sim::SimCloud::new(
+            config.pace.sim,
+            crate::cloud::sim::Clock::real(),
+        )),
+        stop: shutdown.clone(),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
-    let ground = crate::reconcile::Ground {
+    let reconciler = crate::reconcile::Reconciler {
         store: state.store.clone(),
         cloud: state.cloud.clone(),
-        timing: config.timing,
+        timing: config.pace.timing,
+        call_timeout: config.pace.call_timeout,
     };
-    let shutdown = Shutdown::new(shutdown);
-    tokio::spawn(ground.run(config.reconcile_every, shutdown.signal()));
+    let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
+    let (store, cloud) = (state.store.clone(), state.cloud.clone());
     let app = router(state);
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
+        let served = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown.signal())
-            .await
+            .await;
+        let _ = reconciling.await;
+        served
     });
-    Ok(Running { addr, task })
+    Ok(Running {
+        addr,
+        task,
+        store,
+        cloud,
+    })
 }
 
 /// One shutdown future shared by several tasks: each [`Shutdown::signal`] completes when

@@ -1,6 +1,6 @@
 //! A kluster's life through the running controller (HTTP on loopback, real SQLite, real
 //! Keystone, simulated cloud, 1-second phases): Pending → Creating → Running with its
-//! events, an upgrade, and deletion.
+//! events and nodes, an upgrade, deletion; and the project's event stream (SSE) with resume.
 
 mod common;
 
@@ -52,8 +52,10 @@ async fn a_kluster_comes_up_upgrades_and_goes_away() {
         token_cache: Duration::from_secs(60),
         settings: Default::default(),
         ca_key: SealKey([9; 32]),
-        timing: controller::reconcile::ground::Timing::scaled(Duration::from_secs(1)),
-        reconcile_every: Duration::from_millis(100),
+        pace: controller::run::Pace {
+            reconcile_every: Duration::from_millis(100),
+            ..controller::run::Pace::scaled(Duration::from_secs(1))
+        },
     };
     let running = start(config, std::future::pending()).await.unwrap();
     let base = format!("http://{}/api/v1/clusters", running.addr);
@@ -96,12 +98,23 @@ async fn a_kluster_comes_up_upgrades_and_goes_away() {
         .iter()
         .map(|e| e["reason"].as_str().unwrap())
         .collect();
-    assert_eq!(reasons, ["Creating", "Running"], "{events}");
+    assert_eq!(
+        reasons[..2],
+        ["Creating", "Running"],
+        "phase events first: {events}"
+    );
     assert!(events
         .as_array()
         .unwrap()
         .iter()
         .all(|e| e["type"] == "Normal"));
+    // Its nodes come up: the pool reports them running and healthy.
+    let k = wait_for(&http, &one, &alice, "healthy nodes", |_, v| {
+        v["status"]["nodePools"][0]["healthy"] == 2
+    })
+    .await;
+    assert_eq!(k["status"]["nodePools"][0]["running"], 2);
+    assert_eq!(k["status"]["nodePools"][0]["schedulable"], 2);
 
     let mut up = k.clone();
     up["spec"]["version"] = json!("1.33.0");
@@ -131,5 +144,180 @@ async fn a_kluster_comes_up_upgrades_and_goes_away() {
         .unwrap();
     assert_eq!(r.status(), 202);
     wait_for(&http, &one, &alice, "removal", |status, _| status == 404).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Reads SSE frames from `r` until `done` says enough; returns (event type, id, data).
+async fn read_frames(
+    r: &mut reqwest::Response,
+    done: impl Fn(&[(String, String, String)]) -> bool,
+) -> Vec<(String, String, String)> {
+    let mut buf = String::new();
+    let mut frames = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !done(&frames) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let chunk = tokio::time::timeout(left, r.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("stream stalled; frames so far {frames:?}"))
+            .unwrap()
+            .expect("stream ended early");
+        buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = buf.find("\n\n") {
+            let frame: String = buf.drain(..end + 2).collect();
+            let (mut kind, mut id, mut data) = (String::new(), String::new(), String::new());
+            for line in frame.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    kind = v.trim().into();
+                } else if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().into();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data = v.trim().into();
+                }
+            }
+            if !kind.is_empty() {
+                frames.push((kind, id, data));
+            }
+        }
+    }
+    frames
+}
+
+#[tokio::test]
+async fn the_event_stream_pushes_changes_and_resumes_after_the_last_id() {
+    let dir = std::env::temp_dir().join(format!("mc-sse-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = ControllerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        keystone_url: url(),
+        service: service("mission-control-secret"),
+        db_path: dir.join("controller.db"),
+        policy_file: None,
+        token_cache: Duration::from_secs(60),
+        settings: Default::default(),
+        ca_key: SealKey([9; 32]),
+        pace: controller::run::Pace {
+            reconcile_every: Duration::from_millis(100),
+            ..controller::run::Pace::scaled(Duration::from_secs(1))
+        },
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = start(config, async {
+        let _ = stopped.await;
+    })
+    .await
+    .unwrap();
+    let base = format!("http://{}/api/v1", running.addr);
+    let http = reqwest::Client::new();
+    let alice = token("alice", "demo").await;
+    let bob = token("bob", "demo").await;
+
+    let no_token = http
+        .get(format!("{base}/events/stream"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), 401);
+
+    let mut live = http
+        .get(format!("{base}/events/stream"))
+        .header("x-auth-token", &bob)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(live.status(), 200);
+    assert_eq!(
+        live.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    let r = http
+        .post(format!("{base}/clusters"))
+        .header("x-auth-token", &alice)
+        .body(kluster("streamed", None))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let running_seen =
+        |f: &[(String, String, String)]| f.iter().any(|x| x.2.contains("\"reason\":\"Running\""));
+    let frames = read_frames(&mut live, running_seen).await;
+    assert_eq!(frames[0].0, "ready", "{frames:?}");
+    let events: Vec<&(String, String, String)> = frames.iter().filter(|f| f.0 == "event").collect();
+    let ids: Vec<i64> = events.iter().map(|f| f.1.parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids grow: {ids:?}");
+    let first: Value = serde_json::from_str(&events[0].2).unwrap();
+    assert_eq!(first["kluster"], "streamed");
+    assert_eq!(first["reason"], "Creating");
+    assert_eq!(first["seq"], json!(ids[0]));
+
+    // A client that lost the connection resumes after the last id it saw: nothing missed.
+    drop(live);
+    let mut resumed = http
+        .get(format!("{base}/events/stream?kluster=streamed"))
+        .header("x-auth-token", &bob)
+        .header("last-event-id", ids[0].to_string())
+        .send()
+        .await
+        .unwrap();
+    let again = read_frames(&mut resumed, running_seen).await;
+    let replayed: Vec<i64> = again
+        .iter()
+        .filter(|f| f.0 == "event")
+        .map(|f| f.1.parse().unwrap())
+        .collect();
+    assert_eq!(
+        replayed[..ids.len() - 1],
+        ids[1..],
+        "replayed in order after {}",
+        ids[0]
+    );
+
+    // The same changes as a list (the polling fallback).
+    let listed: Value = http
+        .get(format!("{base}/events?after={}&kluster=streamed", ids[0]))
+        .header("x-auth-token", &bob)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed[0]["seq"], json!(ids[1]), "{listed}");
+    let bad = http
+        .get(format!("{base}/events/stream"))
+        .header("x-auth-token", &bob)
+        .header("last-event-id", "yesterday")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+
+    // Other projects see nothing of it.
+    let staging = token("alice", "staging").await;
+    let theirs: Value = http
+        .get(format!("{base}/events"))
+        .header("x-auth-token", &staging)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(theirs, json!([]));
+
+    // Shutdown ends open streams, so the server stops promptly.
+    let t0 = Instant::now();
+    let _ = stop.send(());
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Ok(Some(_)) = resumed.chunk().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream ended on shutdown");
+    tokio::time::timeout(Duration::from_secs(5), running.task)
+        .await
+        .expect("server stopped")
+        .unwrap()
+        .unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5));
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -265,6 +265,10 @@ pub struct KlusterStatus {
     /// Spec generation the status reflects.
     #[serde(default, rename = "specVersion")]
     pub spec_version: i64,
+    /// Extension (not in the Kubernikus spec): why the kluster is stuck, e.g. creation timed
+    /// out; empty while all is well.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
 }
 
 /// Node counts of one pool.
@@ -280,6 +284,22 @@ pub struct NodePoolInfo {
     pub healthy: i64,
     /// Nodes that are not cordoned.
     pub schedulable: i64,
+}
+
+/// Extension (the controller's event stream): an event of a project with its identity.
+/// `id` names the event (an aggregated repeat keeps it); `seq` grows with every change, so a
+/// reader resumes after the last `seq` it saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectEvent {
+    /// Stable id of the (aggregated) event.
+    pub id: i64,
+    /// Change sequence number, monotonic across the controller.
+    pub seq: i64,
+    /// The kluster the event is about.
+    pub kluster: String,
+    /// The event in the Kubernikus shape.
+    #[serde(flatten)]
+    pub event: Event,
 }
 
 /// A Kubernetes-style event about a kluster.

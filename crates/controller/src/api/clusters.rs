@@ -97,15 +97,21 @@ pub async fn update(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Kluster>, ApiError> {
     let who = caller.allow(&st, "UpdateCluster")?;
-    let stored = find(&st, &who.account, &name).await?;
     let req = parse(body)?;
-    let phase = stored.kluster.status.phase;
-    let next = kluster::update::apply(&stored.kluster, &req, phase)
-        .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-    if !st.store.update(&who.account, &next).await? {
-        return Err(ApiError::not_found(&name));
+    // Only the spec changes; the status stays the reconcilers' (read and written at once).
+    let changed = st
+        .store
+        .modify(&who.account, &name, |cur| {
+            let next = kluster::update::apply(cur, &req, cur.status.phase)
+                .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+            cur.spec = next.spec;
+            Ok(())
+        })
+        .await?;
+    match changed {
+        None => Err(ApiError::not_found(&name)),
+        Some(result) => result.map(Json),
     }
-    Ok(Json(next))
 }
 
 /// `DELETE /api/v1/clusters/{name}` (TerminateCluster): 202 and phase Terminating.
@@ -115,15 +121,23 @@ pub async fn terminate(
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let who = caller.allow(&st, "TerminateCluster")?;
-    let mut stored = find(&st, &who.account, &name).await?;
+    let stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "Termination protection enabled",
         ));
     }
-    stored.kluster.status.phase = KlusterPhase::Terminating;
-    st.store.update(&who.account, &stored.kluster).await?;
+    let terminating = st
+        .store
+        .modify(&who.account, &name, |cur| {
+            cur.status.phase = KlusterPhase::Terminating;
+            Ok::<(), ApiError>(())
+        })
+        .await?;
+    if terminating.is_none() {
+        return Err(ApiError::not_found(&name));
+    }
     tracing::info!(
         kluster = name,
         project = who.account,

@@ -5,6 +5,7 @@ mod admin;
 mod caller;
 mod clusters;
 mod error;
+mod extensions;
 mod hygiene;
 mod meta;
 
@@ -83,6 +84,8 @@ pub struct ApiState {
     pub sealer: Arc<Sealer>,
     /// The cloud klusters live in.
     pub cloud: Arc<dyn Cloud>,
+    /// Completes on shutdown (long-lived streams end then).
+    pub stop: crate::run::Shutdown,
 }
 
 /// Request bodies above this size are refused with 413.
@@ -122,6 +125,13 @@ pub fn router(state: ApiState) -> Router {
                 .delete(clusters::terminate),
         )
         .route("/api/v1/openstack/metadata", get(meta::openstack_metadata))
+        .route("/api/v1/openstack/quota", get(extensions::quota))
+        .route("/api/v1/events", get(extensions::list))
+        .route("/api/v1/events/stream", get(extensions::stream))
+        .route(
+            "/api/v1/simulator",
+            get(extensions::get_simulator).put(extensions::put_simulator),
+        )
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
         .route(

@@ -5,6 +5,9 @@ pub mod sim;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 /// A boxed future, so that providers can sit behind `dyn Cloud`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -14,6 +17,124 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[error("{0}")]
 pub struct CloudError(pub String);
 
+/// A server to boot for a node pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// `kks-<kluster>-<pool>-<5 random chars>`.
+    pub name: String,
+    /// The kluster it belongs to (server metadata in Nova).
+    pub kluster: String,
+    /// Flavor name.
+    pub flavor: String,
+    /// Image name.
+    pub image: String,
+    /// Availability zone.
+    pub availability_zone: String,
+}
+
+/// Nova's server status, as far as the controller cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ServerStatus {
+    /// Booting.
+    Build,
+    /// Up.
+    Active,
+    /// Failed; it will never come up.
+    Error,
+    /// Being deleted.
+    Deleting,
+}
+
+/// The Kubernetes node a server registered as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeState {
+    /// The node reports Ready.
+    pub ready: bool,
+    /// The node is cordoned (unschedulable).
+    pub cordoned: bool,
+}
+
+/// A server as the cloud lists it, with its node when it has registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Server {
+    /// Server id.
+    pub id: String,
+    /// Server name.
+    pub name: String,
+    /// The kluster it belongs to (from the server's metadata).
+    pub kluster: String,
+    /// Status.
+    pub status: ServerStatus,
+    /// The node, once registered.
+    pub node: Option<NodeState>,
+    /// Time since the server was created.
+    pub age: Duration,
+}
+
+/// Kinds of cloud resources a running cluster creates by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ResourceKind {
+    /// A Cinder volume bound to a persistent volume claim.
+    Volume,
+    /// An Octavia load balancer of a `LoadBalancer` service.
+    LoadBalancer,
+    /// A Neutron router route to a node's pod range.
+    Route,
+}
+
+impl ResourceKind {
+    /// Plural, as event reasons spell it (`WaitingForDeorbitLoadBalancers`).
+    pub fn plural(self) -> &'static str {
+        match self {
+            ResourceKind::Volume => "Volumes",
+            ResourceKind::LoadBalancer => "LoadBalancers",
+            ResourceKind::Route => "Routes",
+        }
+    }
+}
+
+/// A cloud resource created by a kluster's workloads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    /// Resource id.
+    pub id: String,
+    /// The kluster whose workloads created it.
+    pub kluster: String,
+    /// What it is.
+    pub kind: ResourceKind,
+    /// Its name.
+    pub name: String,
+    /// A delete has been requested and is in progress.
+    pub deleting: bool,
+}
+
+/// One quota: limit and use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// The most the project may use.
+    pub limit: i64,
+    /// What it uses now.
+    pub used: i64,
+}
+
+impl Usage {
+    /// What is left (never negative).
+    pub fn remaining(&self) -> i64 {
+        (self.limit - self.used).max(0)
+    }
+}
+
+/// A project's compute quota (extension endpoint `GET /api/v1/openstack/quota`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quota {
+    /// Servers.
+    pub instances: Usage,
+    /// vCPUs.
+    pub cores: Usage,
+    /// RAM in MiB.
+    pub ram: Usage,
+}
+
 /// What the controller needs from a cloud.
 pub trait Cloud: Send + Sync + std::fmt::Debug {
     /// Flavors, availability zones, routers with networks and subnets, key pairs, security
@@ -22,4 +143,43 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         &'a self,
         project: &'a str,
     ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>>;
+
+    /// The project's compute quota and use.
+    fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>>;
+
+    /// Every server of the project.
+    fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>>;
+
+    /// Boots a server; fails with the cloud's words (e.g. quota exceeded).
+    fn create_server<'a>(
+        &'a self,
+        project: &'a str,
+        spec: &'a ServerSpec,
+    ) -> BoxFuture<'a, Result<Server, CloudError>>;
+
+    /// Deletes a server (it shows as `Deleting` until it is gone).
+    fn delete_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>>;
+
+    /// Resources the project's klusters created by themselves (volumes, load balancers,
+    /// routes).
+    fn resources<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>>;
+
+    /// Deletes such a resource.
+    fn delete_resource<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>>;
+
+    /// The simulator behind this cloud, if it is one (for fault injection).
+    fn simulator(&self) -> Option<&sim::SimCloud> {
+        None
+    }
 }

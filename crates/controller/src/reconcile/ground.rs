@@ -1,33 +1,41 @@
 //! The ground reconciler's decision: a pure function of (kluster, what the cloud shows,
 //! how long the kluster has been in its phase) to a plan. Kubernikus's groundctl moves a
-//! kluster Pending → Creating → Running, Running → Upgrading → Running on a version change,
-//! and removes it once Terminating; each phase change is a Normal event named after the phase.
+//! kluster Pending → Creating → Running and Running → Upgrading → Running on a version
+//! change; each phase change is a Normal event named after the phase. A kluster that does not
+//! reach Running within the creation timeout gets a Warning and an error message in its
+//! status. Terminating klusters belong to [`super::deorbit`].
 
 use std::time::Duration;
 
 use kluster::{Kluster, KlusterPhase, Router};
 
-/// How long the simulated phases take.
+/// How long the simulated phases take, and how long the reconcilers wait for things.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
     /// Control plane start-up (Creating → Running).
     pub create: Duration,
     /// Control plane upgrade (Upgrading → Running).
     pub upgrade: Duration,
-    /// Tear-down (Terminating → gone).
-    pub terminate: Duration,
+    /// A kluster not Running this long after creation gets a Warning (Kubernikus: 30 min).
+    pub creation_timeout: Duration,
+    /// Flight deletes servers not registered as nodes this long after boot (45 min).
+    pub register_timeout: Duration,
 }
 
 impl Timing {
-    /// Creating and upgrading take `phase`, tearing down half of it.
+    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min).
     pub fn scaled(phase: Duration) -> Timing {
         Timing {
             create: phase,
             upgrade: phase,
-            terminate: phase / 2,
+            creation_timeout: Duration::from_secs(30 * 60),
+            register_timeout: Duration::from_secs(45 * 60),
         }
     }
 }
+
+/// Event reason when creation takes longer than the timeout.
+pub const CREATION_TIMEOUT: &str = "FailedCreate";
 
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,18 +60,45 @@ pub enum Step {
         /// What the user should know.
         message: String,
     },
-    /// Remove the kluster from the store.
-    Delete,
+    /// Set (or, with an empty string, clear) the status message.
+    SetMessage(String),
 }
 
-/// What to do with `k`, which has been in its phase for `in_phase`; `routers` are the
-/// routers the kluster's project sees. An empty plan means: nothing to do now.
-pub fn plan(k: &Kluster, routers: &[Router], in_phase: Duration, t: Timing) -> Vec<Step> {
+/// What to do with `k`, created `age` ago and in its phase for `in_phase`; `routers` are
+/// the routers the kluster's project sees (`None`: the cloud did not say). An empty plan
+/// means: nothing to do now.
+pub fn plan(
+    k: &Kluster,
+    routers: Option<&[Router]>,
+    in_phase: Duration,
+    age: Duration,
+    t: Timing,
+) -> Vec<Step> {
+    let creating = matches!(
+        k.status.phase,
+        KlusterPhase::Pending | KlusterPhase::Creating
+    );
+    if creating && age >= t.creation_timeout && k.status.message.is_empty() {
+        let message = format!(
+            "Kluster {} is not running after {} (still {}): see the warnings before this one",
+            k.name,
+            human(t.creation_timeout),
+            super::phase_name(k.status.phase)
+        );
+        return vec![
+            Step::Warn {
+                reason: CREATION_TIMEOUT,
+                message: message.clone(),
+            },
+            Step::SetMessage(message),
+        ];
+    }
     match k.status.phase {
-        KlusterPhase::Pending => pending(k, routers),
+        KlusterPhase::Pending => routers.map(|r| pending(k, r)).unwrap_or_default(),
         KlusterPhase::Creating if in_phase >= t.create => {
             vec![
                 Step::SetVersion(k.spec.version.clone()),
+                Step::SetMessage(String::new()),
                 Step::SetPhase(KlusterPhase::Running),
             ]
         }
@@ -78,8 +113,16 @@ pub fn plan(k: &Kluster, routers: &[Router], in_phase: Duration, t: Timing) -> V
                 Step::SetPhase(KlusterPhase::Running),
             ]
         }
-        KlusterPhase::Terminating if in_phase >= t.terminate => vec![Step::Delete],
         _ => Vec::new(),
+    }
+}
+
+/// "30 minutes", "90 seconds".
+pub fn human(d: Duration) -> String {
+    match d.as_secs() {
+        60 => "1 minute".into(),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} seconds"),
     }
 }
 
@@ -157,7 +200,8 @@ mod tests {
     const T: Timing = Timing {
         create: Duration::from_secs(10),
         upgrade: Duration::from_secs(5),
-        terminate: Duration::from_secs(3),
+        creation_timeout: Duration::from_secs(100),
+        register_timeout: Duration::from_secs(100),
     };
 
     fn router(id: &str, subnets: &[&str]) -> Router {
@@ -215,7 +259,11 @@ mod tests {
                 kluster(Creating, "1.32.4", ""),
                 &one,
                 s(10),
-                vec![Step::SetVersion("1.32.4".into()), Step::SetPhase(Running)],
+                vec![
+                    Step::SetVersion("1.32.4".into()),
+                    Step::SetMessage(String::new()),
+                    Step::SetPhase(Running),
+                ],
             ),
             (kluster(Running, "1.32.4", "1.32.4"), &one, s(999), vec![]),
             (
@@ -231,37 +279,71 @@ mod tests {
                 s(5),
                 vec![Step::SetVersion("1.33.0".into()), Step::SetPhase(Running)],
             ),
-            (kluster(Terminating, "1.32.4", "1.32.4"), &one, s(2), vec![]),
             (
                 kluster(Terminating, "1.32.4", "1.32.4"),
                 &one,
-                s(3),
-                vec![Step::Delete],
+                s(999),
+                vec![],
             ),
         ];
         for (i, (k, routers, in_phase, want)) in cases.into_iter().enumerate() {
-            assert_eq!(plan(&k, routers, in_phase, T), want, "case {i}");
+            assert_eq!(
+                plan(&k, Some(routers), in_phase, in_phase, T),
+                want,
+                "case {i}"
+            );
         }
+    }
+
+    #[test]
+    fn creation_that_takes_too_long_warns_once_with_a_message() {
+        let mut k = kluster(KlusterPhase::Pending, "1.32.4", "");
+        let p = plan(&k, Some(&[]), Duration::ZERO, Duration::from_secs(100), T);
+        assert!(
+            matches!(&p[..], [Step::Warn { reason: CREATION_TIMEOUT, .. }, Step::SetMessage(m)] if m.contains("not running after 100 seconds (still Pending)")),
+            "{p:?}"
+        );
+        k.status.message = "already said".into();
+        let p = plan(&k, Some(&[]), Duration::ZERO, Duration::from_secs(100), T);
+        assert!(
+            matches!(
+                &p[..],
+                [Step::Warn {
+                    reason: "ConfigurationError",
+                    ..
+                }]
+            ),
+            "once said, the timeout is not repeated: {p:?}"
+        );
+        let running = kluster(KlusterPhase::Running, "1.32.4", "1.32.4");
+        assert!(plan(
+            &running,
+            Some(&[]),
+            Duration::ZERO,
+            Duration::from_secs(999),
+            T
+        )
+        .is_empty());
     }
 
     #[test]
     fn ambiguous_or_missing_routers_are_configuration_errors_and_stay_pending() {
         let k = kluster(KlusterPhase::Pending, "1.32.4", "");
         let two = [router("r1", &["s1"]), router("r2", &["s2"])];
-        let p = plan(&k, &two, Duration::ZERO, T);
+        let p = plan(&k, Some(&two), Duration::ZERO, Duration::ZERO, T);
         assert!(
             matches!(&p[..], [Step::Warn { reason: "ConfigurationError", message }] if message.starts_with("found 2 routers")),
             "{p:?}"
         );
         assert!(matches!(
-            &plan(&k, &[], Duration::ZERO, T)[..],
+            &plan(&k, Some(&[]), Duration::ZERO, Duration::ZERO, T)[..],
             [Step::Warn { .. }]
         ));
         // Naming the router resolves the ambiguity.
         let mut chosen = k.clone();
         chosen.spec.openstack.router_id = "r2".into();
         assert_eq!(
-            plan(&chosen, &two, Duration::ZERO, T)[0],
+            plan(&chosen, Some(&two), Duration::ZERO, Duration::ZERO, T)[0],
             Step::SetOpenstack {
                 router_id: "r2".into(),
                 network_id: "net-r2".into(),
@@ -270,7 +352,7 @@ mod tests {
         );
         let two_subnets = [router("r1", &["s1", "s2"])];
         assert!(
-            matches!(&plan(&k, &two_subnets, Duration::ZERO, T)[..], [Step::Warn { message, .. }] if message.contains("2 subnets"))
+            matches!(&plan(&k, Some(&two_subnets), Duration::ZERO, Duration::ZERO, T)[..], [Step::Warn { message, .. }] if message.contains("2 subnets"))
         );
     }
 }

@@ -1,51 +1,222 @@
-//! Reconcilers: each decides with a pure plan function of (spec, observed) and a thin
-//! executor applies the plan. Level-triggered: every pass looks at every kluster afresh.
+//! Reconcilers: each decides with a pure plan function of (spec, observed) and the thin
+//! executor here applies the plan. Level-triggered and idempotent: every pass looks at every
+//! kluster and at the cloud afresh, so a pass cut short (a crash, a restart) is simply
+//! finished by the next one.
+//!
+//! One pass, per project: list the cloud once (servers, and resources when a kluster is
+//! terminating), then per kluster: [`ground`] (phases), [`flight`] (grounds broken
+//! servers), [`launch`] (pool sizes), [`deorbit`] (tear-down).
 
+pub mod deorbit;
+pub mod flight;
 pub mod ground;
+pub mod launch;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kluster::KlusterPhase;
+use kluster::{Kluster, KlusterPhase};
 
-use crate::cloud::Cloud;
-use crate::store::{Store, StoreError};
+use crate::cloud::{Cloud, CloudError, Resource, Server, ServerSpec};
+use crate::store::{Observed, Store, StoreError};
 use ground::{Step, Timing};
 
-/// The ground reconciler: phases of klusters.
+/// The reconcilers over one store and one cloud.
 #[derive(Clone, Debug)]
-pub struct Ground {
+pub struct Reconciler {
     /// The controller's store.
     pub store: Store,
     /// The cloud klusters live in.
     pub cloud: Arc<dyn Cloud>,
-    /// How long phases take.
+    /// How long phases take and how long to wait for things.
     pub timing: Timing,
+    /// Longest wait for one cloud call.
+    pub call_timeout: Duration,
 }
 
-impl Ground {
-    /// One pass over every kluster; returns how many changed.
-    pub async fn pass(&self) -> Result<usize, StoreError> {
-        let mut changed = 0;
-        for (project, stored, in_phase) in self.store.list_all().await? {
-            let mut k = stored.kluster;
-            // Only a Pending kluster looks at routers: ask the cloud for nothing else.
-            let routers = if k.status.phase != KlusterPhase::Pending {
-                Vec::new()
-            } else {
-                match self.cloud.metadata(&project).await {
-                    Ok(m) => m.routers,
-                    Err(e) => {
-                        tracing::warn!(controller = "ground", kluster = k.name, project, error = %e, "cloud unavailable");
-                        continue;
-                    }
-                }
-            };
-            let steps = ground::plan(&k, &routers, in_phase, self.timing);
-            if steps.is_empty() {
-                continue;
+/// What one pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// Klusters looked at.
+    pub klusters: usize,
+    /// Klusters whose stored state changed (or that were removed).
+    pub changed: usize,
+    /// Servers created.
+    pub created: usize,
+    /// Servers and resources whose deletion was requested.
+    pub deleted: usize,
+}
+
+/// What the cloud showed for one project in this pass (`None`: it did not answer).
+struct Seen {
+    routers: Option<Vec<kluster::Router>>,
+    servers: Option<Vec<Server>>,
+    resources: Option<Vec<Resource>>,
+}
+
+impl Reconciler {
+    /// One pass over every kluster.
+    pub async fn pass(&self) -> Result<PassReport, StoreError> {
+        let all = self.store.list_all().await?;
+        let mut report = PassReport {
+            klusters: all.len(),
+            ..Default::default()
+        };
+        for group in all.chunk_by(|a, b| a.project == b.project) {
+            let project = group[0].project.as_str();
+            let seen = self.look(project, group).await;
+            for o in group {
+                self.kluster(project, o, &seen, &mut report).await?;
             }
-            let mut dirty = false;
+        }
+        Ok(report)
+    }
+
+    /// Runs a pass every `every` until `shutdown` completes; failures are logged and retried.
+    pub async fn run(self, every: Duration, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                _ = &mut shutdown => return,
+                r = self.pass() => if let Err(e) = r {
+                    tracing::error!(controller = "reconcile", error = %e, "reconcile pass failed");
+                },
+            }
+            tokio::select! {
+                _ = &mut shutdown => return,
+                _ = tokio::time::sleep(every) => {}
+            }
+        }
+    }
+
+    async fn call<T>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T, CloudError>>,
+    ) -> Result<T, CloudError> {
+        match tokio::time::timeout(self.call_timeout, fut).await {
+            Ok(r) => r,
+            Err(_) => Err(CloudError(format!(
+                "the cloud did not answer within {}",
+                ground::human(self.call_timeout)
+            ))),
+        }
+    }
+
+    /// Asks the cloud what this project's klusters need to know, and nothing more.
+    async fn look(&self, project: &str, group: &[Observed]) -> Seen {
+        let has =
+            |f: fn(KlusterPhase) -> bool| group.iter().any(|o| f(o.stored.kluster.status.phase));
+        let failed = |what: &str, e: &CloudError| {
+            tracing::warn!(controller = "reconcile", project, error = %e, "cloud {what} failed");
+        };
+        let routers = if has(|p| p == KlusterPhase::Pending) {
+            match self.call(self.cloud.metadata(project)).await {
+                Ok(m) => Some(m.routers),
+                Err(e) => {
+                    failed("metadata", &e);
+                    None
+                }
+            }
+        } else {
+            Some(Vec::new())
+        };
+        // Creating too: a kluster reaching Running in this pass is launched in it.
+        let servers = if has(|p| p != KlusterPhase::Pending) {
+            self.servers(project, group).await
+        } else {
+            Some(Vec::new())
+        };
+        let resources = if has(|p| p == KlusterPhase::Terminating) {
+            match self.call(self.cloud.resources(project)).await {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    failed("resource listing", &e);
+                    None
+                }
+            }
+        } else {
+            Some(Vec::new())
+        };
+        Seen {
+            routers,
+            servers,
+            resources,
+        }
+    }
+
+    /// The project's servers; a listing that lacks servers the last pass recorded is
+    /// confirmed by listing again before anything acts on it.
+    async fn servers(&self, project: &str, group: &[Observed]) -> Option<Vec<Server>> {
+        let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.call(self.cloud.servers(project)).await {
+                Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
+                    tracing::warn!(
+                        controller = "launch",
+                        project,
+                        listed = list.len(),
+                        "the server listing lacks servers recorded before; listing again before acting"
+                    );
+                }
+                Ok(list) => return Some(list),
+                Err(e) => {
+                    tracing::warn!(controller = "launch", project, error = %e, "cloud server listing failed");
+                    return None;
+                }
+            }
+        }
+    }
+
+    async fn event(
+        &self,
+        project: &str,
+        k: &str,
+        kind: &str,
+        reason: &str,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.store
+            .record_event(project, k, kind, reason, message)
+            .await?;
+        if kind == "Warning" {
+            tracing::warn!(
+                controller = "reconcile",
+                kluster = k,
+                project,
+                reason,
+                message,
+                "event"
+            );
+        } else {
+            tracing::info!(
+                controller = "reconcile",
+                kluster = k,
+                project,
+                reason,
+                message,
+                "event"
+            );
+        }
+        Ok(())
+    }
+
+    async fn kluster(
+        &self,
+        project: &str,
+        o: &Observed,
+        seen: &Seen,
+        report: &mut PassReport,
+    ) -> Result<(), StoreError> {
+        let before = &o.stored.kluster;
+        let mut k = before.clone();
+        let name = before.name.as_str();
+
+        // ground: phases.
+        {
+            let steps = ground::plan(&k, seen.routers.as_deref(), o.in_phase, o.age, self.timing);
             for step in steps {
                 match step {
                     Step::SetOpenstack {
@@ -56,75 +227,246 @@ impl Ground {
                         let os = &mut k.spec.openstack;
                         (os.router_id, os.network_id, os.lb_subnet_id) =
                             (router_id, network_id, lb_subnet_id);
-                        dirty = true;
                     }
                     Step::SetVersion(v) => {
                         k.status.apiserver_version = v.clone();
                         k.status.version = v;
-                        dirty = true;
                     }
+                    Step::SetMessage(m) => k.status.message = m,
                     Step::SetPhase(p) => {
                         k.status.phase = p;
-                        dirty = true;
                         let reason = phase_name(p);
-                        let message = format!("Kluster {} is {}", k.name, reason.to_lowercase());
-                        self.store
-                            .record_event(&project, &k.name, "Normal", reason, &message)
+                        let message = format!("Kluster {name} is {}", reason.to_lowercase());
+                        self.event(project, name, "Normal", reason, &message)
                             .await?;
-                        tracing::info!(
-                            controller = "ground",
-                            kluster = k.name,
-                            project,
-                            phase = reason,
-                            "phase changed"
-                        );
                     }
                     Step::Warn { reason, message } => {
-                        self.store
-                            .record_event(&project, &k.name, "Warning", reason, &message)
+                        self.event(project, name, "Warning", reason, &message)
                             .await?;
-                        tracing::warn!(
-                            controller = "ground",
-                            kluster = k.name,
-                            project,
-                            reason,
-                            message
-                        );
-                    }
-                    Step::Delete => {
-                        self.store.delete(&project, &k.name).await?;
-                        tracing::info!(
-                            controller = "ground",
-                            kluster = k.name,
-                            project,
-                            "kluster removed"
-                        );
-                        dirty = false;
-                        changed += 1;
                     }
                 }
             }
-            if dirty {
-                self.store.update(&project, &k).await?;
-                changed += 1;
+        }
+
+        match (k.status.phase, &seen.servers, &seen.resources) {
+            (KlusterPhase::Running | KlusterPhase::Upgrading, Some(servers), _) => {
+                self.fly_and_launch(project, &mut k, servers, report)
+                    .await?;
+            }
+            (KlusterPhase::Terminating, Some(servers), Some(resources)) => {
+                let removed = self
+                    .deorbit(project, &k, servers, resources, report)
+                    .await?;
+                if removed {
+                    self.store.delete(project, name).await?;
+                    tracing::info!(
+                        controller = "deorbit",
+                        kluster = name,
+                        project,
+                        "kluster removed"
+                    );
+                    report.changed += 1;
+                    return Ok(());
+                }
+            }
+            (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
+                let message = "The cloud did not answer; retrying";
+                self.event(project, name, "Warning", "CloudUnavailable", message)
+                    .await?;
+            }
+            _ => {}
+        }
+
+        if k != *before {
+            // Write only what the reconcilers own, and only if nobody else changed it since
+            // this pass read it (the next pass will look again).
+            let (status, openstack) = (k.status, k.spec.openstack);
+            let written = self
+                .store
+                .modify(project, name, |cur| {
+                    if cur.status != before.status || cur.spec.openstack != before.spec.openstack {
+                        return Err(());
+                    }
+                    cur.status = status;
+                    cur.spec.openstack = openstack;
+                    Ok(())
+                })
+                .await?;
+            if matches!(written, Some(Ok(_))) {
+                report.changed += 1;
             }
         }
-        Ok(changed)
+        Ok(())
     }
 
-    /// Runs a pass every `every` until `shutdown` completes; failures are logged and retried.
-    pub async fn run(self, every: Duration, shutdown: impl std::future::Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        loop {
-            if let Err(e) = self.pass().await {
-                tracing::error!(controller = "ground", error = %e, "reconcile pass failed");
-            }
-            tokio::select! {
-                _ = &mut shutdown => return,
-                _ = tokio::time::sleep(every) => {}
+    /// flight, then launch; writes the pools' status into `k`.
+    async fn fly_and_launch(
+        &self,
+        project: &str,
+        k: &mut Kluster,
+        servers: &[Server],
+        report: &mut PassReport,
+    ) -> Result<(), StoreError> {
+        let name = k.name.clone();
+        let mine = launch::of_kluster(servers, &name);
+        let mut grounded = BTreeSet::new();
+        if k.status.phase == KlusterPhase::Running {
+            for g in flight::plan(&mine, self.timing.register_timeout) {
+                let why = match g.why {
+                    flight::Why::Errored => "it went into ERROR".to_string(),
+                    flight::Why::NeverRegistered => format!(
+                        "it did not register as a node within {}",
+                        ground::human(self.timing.register_timeout)
+                    ),
+                };
+                match self.call(self.cloud.delete_server(project, &g.id)).await {
+                    Ok(()) => {
+                        grounded.insert(g.id.clone());
+                        report.deleted += 1;
+                        let message =
+                            format!("Deleted node {}: {why}; a new one replaces it", g.name);
+                        self.event(project, &name, "Warning", "DeletedBrokenNode", &message)
+                            .await?;
+                    }
+                    Err(e) => {
+                        let message = format!("Failed to delete node {}: {e}", g.name);
+                        self.event(project, &name, "Warning", "FailedDeleteNode", &message)
+                            .await?;
+                    }
+                }
             }
         }
+
+        let plan = launch::plan(k, servers);
+        let mut pools = plan.pools.clone();
+        for r in plan.delete.iter().filter(|r| !grounded.contains(&r.id)) {
+            match self.call(self.cloud.delete_server(project, &r.id)).await {
+                Ok(()) => {
+                    report.deleted += 1;
+                    if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
+                        info.running -= 1;
+                    }
+                    let message = format!("Successfully deleted node {}", r.name);
+                    self.event(project, &name, "Normal", "SuccessfulDeleteNode", &message)
+                        .await?;
+                }
+                Err(e) => {
+                    let message = format!("Failed to delete node {}: {e}", r.name);
+                    self.event(project, &name, "Warning", "FailedDeleteNode", &message)
+                        .await?;
+                }
+            }
+        }
+        for (i, count) in plan.create {
+            let pool = &k.spec.node_pools[i];
+            for _ in 0..count {
+                let spec = ServerSpec {
+                    name: format!("{}{}", launch::prefix(&name, &pool.name), suffix()),
+                    kluster: name.clone(),
+                    flavor: pool.flavor.clone(),
+                    image: pool.image.clone(),
+                    availability_zone: pool.availability_zone.clone(),
+                };
+                match self.call(self.cloud.create_server(project, &spec)).await {
+                    Ok(server) => {
+                        report.created += 1;
+                        pools[i].running += 1;
+                        let message = format!("Successfully created node {}", server.name);
+                        self.event(project, &name, "Normal", "SuccessfulCreateNode", &message)
+                            .await?;
+                    }
+                    Err(e) => {
+                        // The same error would repeat for the rest of the pool: stop here.
+                        let message = format!("Failed to create node: {e}");
+                        self.event(project, &name, "Warning", "FailedCreateNode", &message)
+                            .await?;
+                        break;
+                    }
+                }
+            }
+        }
+        k.status.node_pools = pools;
+        Ok(())
     }
+
+    /// Tears `k` down step by step; true once nothing is left and it can be removed.
+    async fn deorbit(
+        &self,
+        project: &str,
+        k: &Kluster,
+        servers: &[Server],
+        resources: &[Resource],
+        report: &mut PassReport,
+    ) -> Result<bool, StoreError> {
+        let name = k.name.as_str();
+        let mine: Vec<&Resource> = resources.iter().filter(|r| r.kluster == name).collect();
+        let nodes = launch::of_kluster(servers, name);
+        let mut waited = BTreeSet::new();
+        for e in self.store.events(project, name).await? {
+            if let Some(kind) = deorbit::waited_kind(&e.reason) {
+                waited.insert(kind);
+            }
+            if let Some(kind) = deorbit::finished_kind(&e.reason) {
+                waited.remove(&kind);
+            }
+        }
+        for step in deorbit::plan(name, &mine, &nodes, &waited) {
+            match step {
+                deorbit::Step::DeleteResource { id, name: what } => {
+                    match self.call(self.cloud.delete_resource(project, &id)).await {
+                        Ok(()) => {
+                            report.deleted += 1;
+                            tracing::info!(
+                                controller = "deorbit",
+                                kluster = name,
+                                project,
+                                resource = what,
+                                "deleting"
+                            );
+                        }
+                        Err(e) => {
+                            let message = format!("Failed to delete {what}: {e}");
+                            self.event(project, name, "Warning", "FailedDeorbit", &message)
+                                .await?;
+                        }
+                    }
+                }
+                deorbit::Step::DeleteServer { id, name: node } => {
+                    match self.call(self.cloud.delete_server(project, &id)).await {
+                        Ok(()) => {
+                            report.deleted += 1;
+                            let message = format!("Successfully deleted node {node}");
+                            self.event(project, name, "Normal", "SuccessfulDeleteNode", &message)
+                                .await?;
+                        }
+                        Err(e) => {
+                            let message = format!("Failed to delete node {node}: {e}");
+                            self.event(project, name, "Warning", "FailedDeleteNode", &message)
+                                .await?;
+                        }
+                    }
+                }
+                deorbit::Step::Event { reason, message } => {
+                    self.event(project, name, "Normal", &reason, &message)
+                        .await?;
+                }
+                deorbit::Step::Remove => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// Five random lowercase letters and digits (a server name's tail).
+fn suffix() -> String {
+    use rand_core::RngCore;
+    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut bytes = [0u8; 5];
+    rand_core::OsRng.fill_bytes(&mut bytes);
+    bytes
+        .iter()
+        .map(|b| CHARS[*b as usize % CHARS.len()] as char)
+        .collect()
 }
 
 /// The phase as Kubernikus spells it (also the reason of its Normal event).

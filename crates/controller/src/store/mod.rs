@@ -42,6 +42,10 @@ const MIGRATIONS: &[&str] = &[
      );",
     // 3: when the kluster entered its phase ('' = at creation).
     "ALTER TABLE klusters ADD COLUMN phase_since TEXT NOT NULL DEFAULT '';",
+    // 4: a change sequence on events, so streams can resume after aggregated updates.
+    "ALTER TABLE events ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+     UPDATE events SET seq = id;
+     CREATE INDEX events_by_seq ON events (project_id, seq);",
 ];
 
 /// A kluster's CA as stored: certificate and sealed private key.
@@ -78,10 +82,25 @@ pub struct StoredKluster {
     pub termination_protected: bool,
 }
 
+/// A kluster as the reconcilers see it.
+#[derive(Clone, Debug)]
+pub struct Observed {
+    /// Its project.
+    pub project: String,
+    /// The kluster.
+    pub stored: StoredKluster,
+    /// Time in its current phase.
+    pub in_phase: std::time::Duration,
+    /// Time since it was created.
+    pub age: std::time::Duration,
+}
+
 /// The controller's database.
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: SqlitePool,
+    /// The newest event sequence number, for streams to wait on.
+    latest: std::sync::Arc<tokio::sync::watch::Sender<i64>>,
 }
 
 impl Store {
@@ -96,8 +115,16 @@ impl Store {
             .max_connections(4)
             .connect_with(opts)
             .await?;
-        let store = Store { pool };
+        let mut store = Store {
+            pool,
+            latest: std::sync::Arc::new(tokio::sync::watch::Sender::new(0)),
+        };
         store.migrate().await?;
+        let latest: i64 = sqlx::query("SELECT COALESCE(MAX(seq), 0) FROM events")
+            .fetch_one(&store.pool)
+            .await?
+            .get(0);
+        store.latest = std::sync::Arc::new(tokio::sync::watch::Sender::new(latest));
         Ok(store)
     }
 
@@ -221,27 +248,77 @@ impl Store {
         Ok(res.rows_affected() == 1)
     }
 
-    /// Every kluster of every project with the time it has spent in its phase, for the
-    /// reconcilers.
-    pub async fn list_all(
+    /// Changes a stored kluster with `change` inside one write transaction, so that
+    /// concurrent writers (API and reconcilers) never overwrite each other's fields. `None`
+    /// when the kluster does not exist; `Some(Err)` when `change` refused (nothing written).
+    pub async fn modify<E>(
         &self,
-    ) -> Result<Vec<(String, StoredKluster, std::time::Duration)>, StoreError> {
+        project: &str,
+        name: &str,
+        change: impl FnOnce(&mut Kluster) -> Result<(), E>,
+    ) -> Result<Option<Result<Kluster, E>>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // Take the write lock first (a no-op write), so the read below cannot go stale.
+        let touched =
+            sqlx::query("UPDATE klusters SET name = name WHERE project_id = ? AND name = ?")
+                .bind(project)
+                .bind(name)
+                .execute(&mut *tx)
+                .await?;
+        if touched.rows_affected() == 0 {
+            return Ok(None);
+        }
+        let row = sqlx::query(
+            "SELECT body, creator, termination_protected FROM klusters WHERE project_id = ? AND name = ?",
+        )
+        .bind(project)
+        .bind(name)
+        .fetch_one(&mut *tx)
+        .await?;
+        let mut k = decode(&row)?.kluster;
+        if let Err(e) = change(&mut k) {
+            return Ok(Some(Err(e)));
+        }
+        let body = serde_json::to_string(&k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let phase = crate::reconcile::phase_name(k.status.phase);
+        sqlx::query(
+            "UPDATE klusters SET body = ?,
+                phase_since = CASE WHEN phase <> ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE phase_since END,
+                phase = ?
+             WHERE project_id = ? AND name = ?",
+        )
+        .bind(body)
+        .bind(phase)
+        .bind(phase)
+        .bind(project)
+        .bind(name)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Some(Ok(k)))
+    }
+
+    /// Every kluster of every project, by project, with the time it has spent in its phase
+    /// and its age, for the reconcilers.
+    pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
         let rows = sqlx::query(
             "SELECT body, creator, termination_protected, project_id,
                 CAST((julianday('now') - julianday(CASE WHEN phase_since = '' THEN created_at ELSE phase_since END))
-                     * 86400000 AS INTEGER)
+                     * 86400000 AS INTEGER),
+                CAST((julianday('now') - julianday(created_at)) * 86400000 AS INTEGER)
              FROM klusters ORDER BY project_id, name",
         )
         .fetch_all(&self.pool)
         .await?;
+        let ms = |v: i64| std::time::Duration::from_millis(v.max(0) as u64);
         rows.iter()
             .map(|r| {
-                let ms: i64 = r.get(4);
-                Ok((
-                    r.get(3),
-                    decode(r)?,
-                    std::time::Duration::from_millis(ms.max(0) as u64),
-                ))
+                Ok(Observed {
+                    project: r.get(3),
+                    stored: decode(r)?,
+                    in_phase: ms(r.get(4)),
+                    age: ms(r.get(5)),
+                })
             })
             .collect()
     }
@@ -285,7 +362,8 @@ impl Store {
 impl Store {
     /// Records an event about a kluster. An identical event (same type, reason and
     /// message) seen before is aggregated: its count grows and its last timestamp moves.
-    /// Returns the event's id.
+    /// Either way the event gets the next sequence number and streams wake up. Returns the
+    /// event's id.
     pub async fn record_event(
         &self,
         project: &str,
@@ -294,44 +372,49 @@ impl Store {
         reason: &str,
         message: &str,
     ) -> Result<i64, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let existing = sqlx::query(
-            "SELECT id FROM events WHERE project_id = ? AND kluster = ? AND type = ? AND reason = ? AND message = ?
-             ORDER BY id DESC LIMIT 1",
+        // Single statements, so concurrent writers cannot hand out one sequence number twice.
+        let bumped = sqlx::query(
+            "UPDATE events SET count = count + 1,
+                last_timestamp = strftime('%Y-%m-%dT%H:%M:%SZ','now'),
+                seq = (SELECT MAX(seq) + 1 FROM events)
+             WHERE id = (SELECT id FROM events
+                         WHERE project_id = ? AND kluster = ? AND type = ? AND reason = ? AND message = ?
+                         ORDER BY id DESC LIMIT 1)
+             RETURNING id, seq",
         )
         .bind(project)
         .bind(kluster)
         .bind(kind)
         .bind(reason)
         .bind(message)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&self.pool)
         .await?;
-        let id = match existing {
-            Some(row) => {
-                let id: i64 = row.get(0);
+        let row = match bumped {
+            Some(row) => row,
+            None => {
                 sqlx::query(
-                    "UPDATE events SET count = count + 1, last_timestamp = strftime('%Y-%m-%dT%H:%M:%SZ','now')
-                     WHERE id = ?",
+                    "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq)
+                     VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), strftime('%Y-%m-%dT%H:%M:%SZ','now'),
+                             (SELECT COALESCE(MAX(seq), 0) + 1 FROM events))
+                     RETURNING id, seq",
                 )
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                id
+                .bind(project)
+                .bind(kluster)
+                .bind(kind)
+                .bind(reason)
+                .bind(message)
+                .fetch_one(&self.pool)
+                .await?
             }
-            None => sqlx::query(
-                "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp)
-                 VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
-            )
-            .bind(project)
-            .bind(kluster)
-            .bind(kind)
-            .bind(reason)
-            .bind(message)
-            .execute(&mut *tx)
-            .await?
-            .last_insert_rowid(),
         };
-        tx.commit().await?;
+        let (id, seq): (i64, i64) = (row.get(0), row.get(1));
+        self.latest.send_if_modified(|latest| {
+            let newer = seq > *latest;
+            if newer {
+                *latest = seq;
+            }
+            newer
+        });
         Ok(id)
     }
 
@@ -349,17 +432,56 @@ impl Store {
         .bind(kluster)
         .fetch_all(&self.pool)
         .await?;
+        Ok(rows.iter().map(event_of).collect())
+    }
+
+    /// The project's events changed after sequence number `after` (optionally of one
+    /// kluster), oldest change first, at most `limit`.
+    pub async fn events_since(
+        &self,
+        project: &str,
+        kluster: Option<&str>,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<kluster::ProjectEvent>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster
+             FROM events
+             WHERE project_id = ? AND seq > ? AND (? IS NULL OR kluster = ?)
+             ORDER BY seq LIMIT ?",
+        )
+        .bind(project)
+        .bind(after)
+        .bind(kluster)
+        .bind(kluster)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows
             .iter()
-            .map(|r| kluster::Event {
-                count: r.get(0),
-                last_timestamp: r.get(1),
-                first_timestamp: r.get(2),
-                reason: r.get(3),
-                message: r.get(4),
-                kind: r.get(5),
+            .map(|r| kluster::ProjectEvent {
+                event: event_of(r),
+                id: r.get(6),
+                seq: r.get(7),
+                kluster: r.get(8),
             })
             .collect())
+    }
+
+    /// The newest event sequence number; changes whenever an event is recorded.
+    pub fn latest_seq(&self) -> tokio::sync::watch::Receiver<i64> {
+        self.latest.subscribe()
+    }
+}
+
+fn event_of(r: &sqlx::sqlite::SqliteRow) -> kluster::Event {
+    kluster::Event {
+        count: r.get(0),
+        last_timestamp: r.get(1),
+        first_timestamp: r.get(2),
+        reason: r.get(3),
+        message: r.get(4),
+        kind: r.get(5),
     }
 }
 
@@ -470,5 +592,41 @@ mod tests {
             ("FailedCreateNode", 2)
         );
         assert!(s.events("p2", "k").await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn every_change_gets_the_next_sequence_number_and_wakes_readers() {
+        let s = Store::open(&db_path("seq")).await.unwrap();
+        let mut latest = s.latest_seq();
+        let a = s
+            .record_event("p1", "k", "Warning", "X", "m")
+            .await
+            .unwrap();
+        s.record_event("p1", "j", "Normal", "Y", "n").await.unwrap();
+        assert!(latest.has_changed().unwrap());
+        let after: i64 = *latest.borrow_and_update();
+        assert_eq!(after, 2);
+        // Aggregating an old event moves it to the end of the sequence.
+        s.record_event("p1", "k", "Warning", "X", "m")
+            .await
+            .unwrap();
+        let since = s.events_since("p1", None, after, 100).await.unwrap();
+        assert_eq!(since.len(), 1);
+        assert_eq!((since[0].id, since[0].seq, since[0].event.count), (a, 3, 2));
+        let all = s.events_since("p1", None, 0, 100).await.unwrap();
+        assert_eq!(
+            all.iter().map(|e| e.kluster.as_str()).collect::<Vec<_>>(),
+            ["j", "k"]
+        );
+        assert_eq!(
+            s.events_since("p1", Some("j"), 0, 100).await.unwrap().len(),
+            1
+        );
+        assert!(s.events_since("p2", None, 0, 100).await.unwrap().is_empty());
+        assert_eq!(
+            s.events_since("p1", None, 0, 1).await.unwrap().len(),
+            1,
+            "limit"
+        );
     }
 }

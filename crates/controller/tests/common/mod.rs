@@ -41,7 +41,11 @@ pub async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Ro
         policy: Arc::new(Policy::kubernikus()),
         settings: Arc::new(settings),
         sealer: Arc::new(controller::pki::Sealer::new(&[42u8; 32])),
-        cloud: Arc::new(controller::cloud::sim::SimCloud),
+        cloud: Arc::new(controller::cloud::sim::SimCloud::new(
+            controller::cloud::sim::SimConfig::scaled(Duration::from_secs(1)),
+            controller::cloud::sim::Clock::real(),
+        )),
+        stop: controller::run::Shutdown::new(std::future::pending()),
     };
     (router(state), store)
 }

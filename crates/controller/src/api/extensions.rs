@@ -1,0 +1,257 @@
+//! Extensions beyond the Kubernikus API (documented in the README): the project's quota,
+//! the project's events as a list and as a Server-Sent Events stream, and the simulated
+//! cloud's per-project faults and limits.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::{
+    body::Bytes,
+    extract::{rejection::BytesRejection, Query, State},
+    http::{HeaderMap, StatusCode},
+    response::sse::{Event as SseEvent, KeepAlive, Sse},
+    Json,
+};
+use futures_util::stream::{self, Stream, StreamExt};
+use kluster::ProjectEvent;
+use serde::Deserialize;
+
+use super::{ApiError, ApiState, Caller};
+use crate::cloud::sim::{SimCloud, SimProject};
+use crate::cloud::Quota;
+
+/// How many events one read returns at most.
+const PAGE: i64 = 500;
+/// How often a stream re-checks its token (the validator's cache answers most checks).
+const RECHECK: Duration = Duration::from_secs(60);
+/// The reconnect delay suggested to stream clients.
+const RETRY: Duration = Duration::from_secs(2);
+
+/// `GET /api/v1/openstack/quota`: the project's compute quota, limit and use.
+pub async fn quota(State(st): State<ApiState>, caller: Caller) -> Result<Json<Quota>, ApiError> {
+    let who = caller.allow(&st, "GetOpenstackMetadata")?;
+    match tokio::time::timeout(Duration::from_secs(10), st.cloud.quota(&who.account)).await {
+        Ok(Ok(q)) => Ok(Json(q)),
+        Ok(Err(e)) => Err(ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            format!("The cloud did not answer: {e}"),
+        )),
+        Err(_) => Err(ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "The cloud did not answer within 10 seconds",
+        )),
+    }
+}
+
+/// Which events to read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventQuery {
+    /// Only changes after this sequence number (list default 0; stream default: now).
+    after: Option<i64>,
+    /// Only this kluster's events.
+    kluster: Option<String>,
+    /// At most this many (list only; 1–500, default 500).
+    limit: Option<i64>,
+}
+
+fn bad_query(e: axum::extract::rejection::QueryRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!("Bad query: {}", e.body_text()),
+    )
+}
+
+/// `GET /api/v1/events`: the project's events changed after `after`, oldest change first.
+pub async fn list(
+    State(st): State<ApiState>,
+    caller: Caller,
+    query: Result<Query<EventQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Vec<ProjectEvent>>, ApiError> {
+    let who = caller.allow(&st, "GetClusterEvents")?;
+    let Query(q) = query.map_err(bad_query)?;
+    let limit = q.limit.unwrap_or(PAGE).clamp(1, PAGE);
+    let events = st
+        .store
+        .events_since(
+            &who.account,
+            q.kluster.as_deref(),
+            q.after.unwrap_or(0),
+            limit,
+        )
+        .await?;
+    Ok(Json(events))
+}
+
+/// `GET /api/v1/events/stream`: Server-Sent Events, one `event` per change with
+/// `id:` = its sequence number; resumes after `Last-Event-ID` (or `?after=`); comments
+/// keep it alive every 15 s. When the caller's token stops being valid the stream sends
+/// `event: unauthorized` and ends; on shutdown it ends.
+pub async fn stream(
+    State(st): State<ApiState>,
+    caller: Caller,
+    headers: HeaderMap,
+    query: Result<Query<EventQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
+    let who = caller.allow(&st, "GetClusterEvents")?;
+    let Query(q) = query.map_err(bad_query)?;
+    let resume = match headers.get("last-event-id").map(|v| v.to_str()) {
+        None => None,
+        Some(Ok(v)) => Some(v.trim().parse::<i64>().map_err(|_| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "Last-Event-ID must be a number this stream sent",
+            )
+        })?),
+        Some(Err(_)) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "Last-Event-ID must be a number this stream sent",
+            ))
+        }
+    };
+    let mut latest = st.store.latest_seq();
+    let now = *latest.borrow_and_update();
+    let after = resume.or(q.after).unwrap_or(now);
+    let token = headers
+        .get("x-auth-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    tracing::info!(
+        project = who.account,
+        user = who.name,
+        after,
+        "event stream opened"
+    );
+    let hello = SseEvent::default()
+        .retry(RETRY)
+        .event("ready")
+        .data(after.to_string());
+    let reader = Reader {
+        st,
+        project: who.account,
+        kluster: q.kluster,
+        after,
+        latest,
+        token,
+        done: false,
+    };
+    let events = stream::unfold(reader, Reader::next).flat_map(stream::iter);
+    let all = stream::once(async move { Ok(hello) }).chain(events);
+    Ok(Sse::new(all).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+struct Reader {
+    st: ApiState,
+    project: String,
+    kluster: Option<String>,
+    after: i64,
+    latest: tokio::sync::watch::Receiver<i64>,
+    token: String,
+    done: bool,
+}
+
+type Batch = Vec<Result<SseEvent, Infallible>>;
+
+impl Reader {
+    /// The next batch of SSE events; `None` ends the stream.
+    async fn next(mut self) -> Option<(Batch, Reader)> {
+        if self.done {
+            return None;
+        }
+        let mut recheck = tokio::time::Instant::now() + RECHECK;
+        loop {
+            match self
+                .st
+                .store
+                .events_since(&self.project, self.kluster.as_deref(), self.after, PAGE)
+                .await
+            {
+                Ok(batch) if !batch.is_empty() => {
+                    self.after = batch.last().map_or(self.after, |e| e.seq);
+                    let out = batch.iter().map(|e| Ok(sse(e))).collect();
+                    return Some((out, self));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(project = self.project, error = %e, "event stream read failed");
+                    self.done = true;
+                    let bye = SseEvent::default()
+                        .event("error")
+                        .data("The event store failed; reconnect");
+                    return Some((vec![Ok(bye)], self));
+                }
+            }
+            let stop = self.st.stop.signal();
+            tokio::select! {
+                changed = self.latest.changed() => if changed.is_err() { return None },
+                _ = tokio::time::sleep_until(recheck) => {
+                    recheck = tokio::time::Instant::now() + RECHECK;
+                    if let Err(e) = self.st.validator.principal(Some(&self.token)).await {
+                        if e.status() == 401 {
+                            self.done = true;
+                            let bye = SseEvent::default().event("unauthorized").data(e.to_string());
+                            return Some((vec![Ok(bye)], self));
+                        }
+                    }
+                }
+                _ = stop => return None,
+            }
+        }
+    }
+}
+
+fn sse(e: &ProjectEvent) -> SseEvent {
+    let data = serde_json::to_string(e).unwrap_or_default();
+    SseEvent::default()
+        .id(e.seq.to_string())
+        .event("event")
+        .data(data)
+}
+
+fn simulator(st: &ApiState) -> Result<&SimCloud, ApiError> {
+    st.cloud.simulator().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "This controller runs against a real cloud: there is no simulator",
+        )
+    })
+}
+
+/// `GET /api/v1/simulator`: the simulated cloud's faults and limits for the project.
+pub async fn get_simulator(
+    State(st): State<ApiState>,
+    caller: Caller,
+) -> Result<Json<SimProject>, ApiError> {
+    let who = caller.allow(&st, "kubernetes_admin")?;
+    Ok(Json(simulator(&st)?.project(&who.account)))
+}
+
+/// `PUT /api/v1/simulator`: replaces the project's faults and limits (takes effect at once).
+pub async fn put_simulator(
+    State(st): State<ApiState>,
+    caller: Caller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<SimProject>, ApiError> {
+    let who = caller.allow(&st, "kubernetes_admin")?;
+    let sim = simulator(&st)?;
+    let body = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+    let settings: SimProject = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("The body is not a simulator setting: {e}"),
+        )
+    })?;
+    let limits = settings.limits;
+    if limits.instances < 0 || limits.cores < 0 || limits.ram < 0 {
+        return Err(ApiError::unprocessable("limits must not be negative"));
+    }
+    sim.set_project(&who.account, settings);
+    tracing::info!(
+        project = who.account,
+        user = who.name,
+        "simulator settings changed"
+    );
+    Ok(Json(sim.project(&who.account)))
+}

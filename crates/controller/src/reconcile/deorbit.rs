@@ -1,0 +1,218 @@
+//! The deorbit reconciler's decision (Kubernikus's deorbiter): a Terminating kluster first
+//! has what its workloads created in the cloud demolished (volumes, load balancers,
+//! routes), then its nodes, and only then is it removed. Waiting is reported with
+//! `WaitingForDeorbit<Kind>` events and completion with `SuccessfulDeorbit<Kind>`.
+
+use std::collections::BTreeSet;
+
+use crate::cloud::{Resource, ResourceKind, Server, ServerStatus};
+
+/// One step of tearing a kluster down.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Ask the cloud to delete a resource.
+    DeleteResource {
+        /// Resource id.
+        id: String,
+        /// Its name, for the log.
+        name: String,
+    },
+    /// Ask the cloud to delete a server.
+    DeleteServer {
+        /// Server id.
+        id: String,
+        /// Its name, for the event.
+        name: String,
+    },
+    /// A Normal event.
+    Event {
+        /// e.g. `WaitingForDeorbitVolumes`.
+        reason: String,
+        /// What is happening.
+        message: String,
+    },
+    /// Nothing is left: remove the kluster.
+    Remove,
+}
+
+/// Event reason prefix while waiting for a kind.
+pub const WAITING: &str = "WaitingForDeorbit";
+/// Event reason prefix once a kind is gone.
+pub const SUCCESSFUL: &str = "SuccessfulDeorbit";
+
+/// The plan for kluster `name`, given its resources and servers and the kinds it has been
+/// seen waiting for without a success yet (read back from its events).
+pub fn plan(
+    name: &str,
+    resources: &[&Resource],
+    servers: &[&Server],
+    waited: &BTreeSet<ResourceKind>,
+) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let present: BTreeSet<ResourceKind> = resources.iter().map(|r| r.kind).collect();
+    for kind in waited.difference(&present) {
+        steps.push(Step::Event {
+            reason: format!("{SUCCESSFUL}{}", kind.plural()),
+            message: format!("All {} of kluster {name} are deleted", noun(*kind)),
+        });
+    }
+    if !present.is_empty() {
+        for r in resources.iter().filter(|r| !r.deleting) {
+            steps.push(Step::DeleteResource {
+                id: r.id.clone(),
+                name: r.name.clone(),
+            });
+        }
+        for kind in &present {
+            let n = resources.iter().filter(|r| r.kind == *kind).count();
+            steps.push(Step::Event {
+                reason: format!("{WAITING}{}", kind.plural()),
+                message: format!(
+                    "Waiting for {n} {} of kluster {name} to be deleted",
+                    noun(*kind)
+                ),
+            });
+        }
+        return steps;
+    }
+    if !servers.is_empty() {
+        for s in servers
+            .iter()
+            .filter(|s| s.status != ServerStatus::Deleting)
+        {
+            steps.push(Step::DeleteServer {
+                id: s.id.clone(),
+                name: s.name.clone(),
+            });
+        }
+        steps.push(Step::Event {
+            reason: format!("{WAITING}Nodes"),
+            message: format!(
+                "Waiting for {} nodes of kluster {name} to be deleted",
+                servers.len()
+            ),
+        });
+        return steps;
+    }
+    steps.push(Step::Event {
+        reason: SUCCESSFUL.into(),
+        message: format!("Kluster {name} left nothing behind in the cloud"),
+    });
+    steps.push(Step::Remove);
+    steps
+}
+
+/// Parses an event reason back into the kind it waited for.
+pub fn waited_kind(reason: &str) -> Option<ResourceKind> {
+    let plural = reason.strip_prefix(WAITING)?;
+    [
+        ResourceKind::Volume,
+        ResourceKind::LoadBalancer,
+        ResourceKind::Route,
+    ]
+    .into_iter()
+    .find(|k| k.plural() == plural)
+}
+
+/// Parses a success reason back into its kind.
+pub fn finished_kind(reason: &str) -> Option<ResourceKind> {
+    let plural = reason.strip_prefix(SUCCESSFUL)?;
+    [
+        ResourceKind::Volume,
+        ResourceKind::LoadBalancer,
+        ResourceKind::Route,
+    ]
+    .into_iter()
+    .find(|k| k.plural() == plural)
+}
+
+fn noun(kind: ResourceKind) -> &'static str {
+    match kind {
+        ResourceKind::Volume => "volumes",
+        ResourceKind::LoadBalancer => "load balancers",
+        ResourceKind::Route => "routes",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn res(id: &str, kind: ResourceKind, deleting: bool) -> Resource {
+        Resource {
+            id: id.into(),
+            kluster: "k".into(),
+            kind,
+            name: id.into(),
+            deleting,
+        }
+    }
+
+    fn server(id: &str, status: ServerStatus) -> Server {
+        Server {
+            id: id.into(),
+            name: id.into(),
+            kluster: "k".into(),
+            status,
+            node: None,
+            age: Duration::ZERO,
+        }
+    }
+
+    fn reasons(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::DeleteResource { id, .. } => format!("delete {id}"),
+                Step::DeleteServer { id, .. } => format!("delete server {id}"),
+                Step::Event { reason, .. } => reason.clone(),
+                Step::Remove => "remove".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn resources_first_then_nodes_then_the_kluster() {
+        use ResourceKind::*;
+        let vol = res("v", Volume, false);
+        let lb = res("lb", LoadBalancer, true);
+        let node = server("n", ServerStatus::Active);
+        let gone_node = server("g", ServerStatus::Deleting);
+        let none = BTreeSet::new();
+        assert_eq!(
+            reasons(&plan("k", &[&vol, &lb], &[&node], &none)),
+            [
+                "delete v",
+                "WaitingForDeorbitVolumes",
+                "WaitingForDeorbitLoadBalancers"
+            ],
+            "resources first; the load balancer is already being deleted; nodes wait"
+        );
+        let waited = BTreeSet::from([Volume, LoadBalancer]);
+        assert_eq!(
+            reasons(&plan("k", &[&lb], &[&node], &waited)),
+            ["SuccessfulDeorbitVolumes", "WaitingForDeorbitLoadBalancers"]
+        );
+        assert_eq!(
+            reasons(&plan(
+                "k",
+                &[],
+                &[&node, &gone_node],
+                &BTreeSet::from([LoadBalancer])
+            )),
+            [
+                "SuccessfulDeorbitLoadBalancers",
+                "delete server n",
+                "WaitingForDeorbitNodes"
+            ]
+        );
+        assert_eq!(
+            reasons(&plan("k", &[], &[], &none)),
+            ["SuccessfulDeorbit", "remove"]
+        );
+        assert_eq!(waited_kind("WaitingForDeorbitRoutes"), Some(Route));
+        assert_eq!(finished_kind("SuccessfulDeorbitVolumes"), Some(Volume));
+        assert_eq!(waited_kind("WaitingForDeorbitNodes"), None);
+    }
+}

@@ -1,0 +1,86 @@
+//! The flight reconciler's decision (Kubernikus's flight): while a kluster runs, servers in
+//! ERROR and servers that never registered as nodes within the allowed time are deleted, so
+//! that launch replaces them.
+
+use std::time::Duration;
+
+use crate::cloud::{Server, ServerStatus};
+
+/// Why flight removes a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Nova put it in ERROR.
+    Errored,
+    /// It was up but never registered as a node within the allowed time.
+    NeverRegistered,
+}
+
+/// A server flight removes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grounding {
+    /// Server id.
+    pub id: String,
+    /// Server name.
+    pub name: String,
+    /// Why.
+    pub why: Why,
+}
+
+/// The servers of one kluster (see [`super::launch::of_kluster`]) flight deletes.
+pub fn plan(servers: &[&Server], register_timeout: Duration) -> Vec<Grounding> {
+    servers
+        .iter()
+        .filter_map(|s| {
+            let why = match s.status {
+                ServerStatus::Error => Why::Errored,
+                ServerStatus::Active if s.node.is_none() && s.age >= register_timeout => {
+                    Why::NeverRegistered
+                }
+                _ => return None,
+            };
+            Some(Grounding {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                why,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloud::NodeState;
+
+    fn server(name: &str, status: ServerStatus, registered: bool, age: u64) -> Server {
+        Server {
+            id: name.into(),
+            name: name.into(),
+            kluster: "k".into(),
+            status,
+            node: registered.then_some(NodeState {
+                ready: true,
+                cordoned: false,
+            }),
+            age: Duration::from_secs(age),
+        }
+    }
+
+    #[test]
+    fn errored_and_never_registered_servers_are_grounded() {
+        use ServerStatus::*;
+        let t = Duration::from_secs(60);
+        let cases = [
+            (server("a", Error, false, 1), Some(Why::Errored)),
+            (server("b", Active, false, 59), None),
+            (server("c", Active, false, 60), Some(Why::NeverRegistered)),
+            (server("d", Active, true, 600), None),
+            (server("e", Build, false, 600), None),
+            (server("f", Deleting, false, 600), None),
+        ];
+        for (s, want) in cases {
+            let got = plan(&[&s], t).first().map(|g| g.why);
+            assert_eq!(got, want, "{}", s.name);
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! The reconcilers' executor over a real SQLite store and the simulated cloud on a manual
+//! clock: every pass is called by hand, so each fault is exact and the test is fast.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use controller::cloud::sim::{Clock, Faults, Limits, SimCloud, SimConfig};
+use controller::cloud::{
+    BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec, ServerStatus,
+};
+use controller::reconcile::ground::Timing;
+use controller::reconcile::Reconciler;
+use controller::store::{CaRecord, Store, StoredKluster};
+use kluster::{Kluster, KlusterPhase, NodePool};
+
+const P: &str = "project-1";
+const BOOT: Duration = Duration::from_secs(10);
+const REGISTER: Duration = Duration::from_secs(5);
+const TEARDOWN: Duration = Duration::from_secs(3);
+
+struct World {
+    store: Store,
+    sim: SimCloud,
+    rec: Reconciler,
+}
+
+async fn world(tag: &str) -> World {
+    let path = std::env::temp_dir().join(format!("mc-rec-{tag}-{}.db", std::process::id()));
+    for s in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{s}", path.display()));
+    }
+    let store = Store::open(&path).await.unwrap();
+    let sim = SimCloud::new(
+        SimConfig {
+            boot: BOOT,
+            register: REGISTER,
+            teardown: TEARDOWN,
+            limits: Limits {
+                instances: 6,
+                cores: 100,
+                ram: 1 << 20,
+            },
+        },
+        Clock::manual(),
+    );
+    let rec = reconciler(&store, Arc::new(sim.clone()));
+    World { store, sim, rec }
+}
+
+fn reconciler(store: &Store, cloud: Arc<dyn Cloud>) -> Reconciler {
+    Reconciler {
+        store: store.clone(),
+        cloud,
+        timing: Timing {
+            create: Duration::ZERO,
+            upgrade: Duration::ZERO,
+            creation_timeout: Duration::from_secs(3600),
+            register_timeout: Duration::from_secs(60),
+        },
+        call_timeout: Duration::from_millis(200),
+    }
+}
+
+fn kluster(name: &str, pools: &[(&str, i64)]) -> Kluster {
+    let mut k = Kluster {
+        name: name.into(),
+        ..Default::default()
+    };
+    k.spec.node_pools = pools
+        .iter()
+        .map(|(pool, size)| NodePool {
+            name: (*pool).into(),
+            size: *size,
+            flavor: "m1.small".into(),
+            availability_zone: "az-a".into(),
+            ..Default::default()
+        })
+        .collect();
+    kluster::defaults::fill(&mut k, "1.32.4");
+    k
+}
+
+impl World {
+    async fn add(&self, k: Kluster) {
+        let stored = StoredKluster {
+            kluster: k,
+            creator: "alice/demo".into(),
+            termination_protected: false,
+        };
+        let ca = CaRecord {
+            cert_pem: String::new(),
+            key_sealed: Vec::new(),
+        };
+        self.store.insert(P, &stored, &ca).await.unwrap();
+    }
+
+    async fn get(&self, name: &str) -> Option<Kluster> {
+        self.store.get(P, name).await.unwrap().map(|s| s.kluster)
+    }
+
+    async fn pass(&self) {
+        self.rec.pass().await.unwrap();
+    }
+
+    /// Passes with the clock moving `step` before each, `n` times.
+    async fn run(&self, n: usize, step: Duration) {
+        for _ in 0..n {
+            self.sim.clock().advance(step);
+            self.pass().await;
+        }
+    }
+
+    async fn servers(&self, kluster: &str) -> Vec<Server> {
+        let mut list = self.sim.servers(P).await.unwrap();
+        list.retain(|s| s.kluster == kluster && s.status != ServerStatus::Deleting);
+        list
+    }
+
+    async fn events(&self, kluster: &str) -> Vec<kluster::Event> {
+        self.store.events(P, kluster).await.unwrap()
+    }
+
+    async fn reasons(&self, kluster: &str) -> Vec<String> {
+        self.events(kluster)
+            .await
+            .into_iter()
+            .map(|e| e.reason)
+            .collect()
+    }
+
+    async fn set_faults(&self, faults: Faults) {
+        let mut p = self.sim.project(P);
+        p.faults = faults;
+        self.sim.set_project(P, p);
+    }
+
+    async fn resize(&self, name: &str, pool: usize, size: i64) {
+        self.store
+            .modify(P, name, |k| {
+                k.spec.node_pools[pool].size = size;
+                Ok::<_, ()>(())
+            })
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+    }
+
+    /// Brings `name` (pools as given) to Running with every node registered.
+    async fn up(&self, name: &str, pools: &[(&str, i64)]) {
+        self.add(kluster(name, pools)).await;
+        self.run(6, BOOT / 2).await;
+        let k = self.get(name).await.unwrap();
+        assert_eq!(k.status.phase, KlusterPhase::Running);
+        for (info, (_, size)) in k.status.node_pools.iter().zip(pools) {
+            assert_eq!((info.running, info.healthy), (*size, *size), "{info:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_kluster_gets_its_nodes_and_pool_status_follows_them() {
+    let w = world("nodes").await;
+    w.add(kluster("k", &[("a", 2), ("b", 1)])).await;
+    w.pass().await; // Pending → Creating
+    w.pass().await; // → Running, servers created
+    let k = w.get("k").await.unwrap();
+    assert_eq!(k.status.phase, KlusterPhase::Running);
+    assert_eq!(k.status.node_pools[0].running, 2, "starting servers count");
+    assert_eq!(k.status.node_pools[0].healthy, 0);
+    let names: Vec<String> = w.servers("k").await.into_iter().map(|s| s.name).collect();
+    assert_eq!(names.len(), 3);
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("kks-k-a-") || n.starts_with("kks-k-b-")),
+        "{names:?}"
+    );
+    assert!(names
+        .iter()
+        .all(|n| n.rsplit('-').next().unwrap().len() == 5));
+    w.run(1, BOOT + REGISTER).await;
+    let k = w.get("k").await.unwrap();
+    assert_eq!(
+        (
+            k.status.node_pools[0].healthy,
+            k.status.node_pools[0].schedulable
+        ),
+        (2, 2)
+    );
+    // A cordoned node is healthy but not schedulable.
+    w.sim.cordon(P, &names[0], true);
+    w.pass().await;
+    let pools = w.get("k").await.unwrap().status.node_pools;
+    assert_eq!(
+        pools.iter().map(|p| p.schedulable).sum::<i64>(),
+        2,
+        "{pools:?}"
+    );
+    let created = w
+        .reasons("k")
+        .await
+        .iter()
+        .filter(|r| *r == "SuccessfulCreateNode")
+        .count();
+    assert_eq!(created, 3);
+    // Idle passes change nothing and create nothing.
+    w.run(3, BOOT).await;
+    assert_eq!(w.servers("k").await.len(), 3);
+}
+
+#[tokio::test]
+async fn scaling_past_quota_says_which_quota_and_keeps_pool_status_current() {
+    let w = world("quota").await;
+    w.up("k", &[("a", 2)]).await;
+    w.resize("k", 0, 9).await; // the project may have 6 servers
+    w.run(3, Duration::from_secs(1)).await;
+    assert_eq!(w.servers("k").await.len(), 6);
+    let failed: Vec<_> = w
+        .events("k")
+        .await
+        .into_iter()
+        .filter(|e| e.reason == "FailedCreateNode")
+        .collect();
+    assert_eq!(failed.len(), 1, "identical failures aggregate: {failed:?}");
+    assert_eq!(failed[0].kind, "Warning");
+    assert_eq!(
+        failed[0].message,
+        "Failed to create node: Quota exceeded for instances: Requested 1, but already used 6 of 6 instances. (HTTP 403)"
+    );
+    assert!(failed[0].count >= 2, "one event, counted: {failed:?}");
+    let pool = &w.get("k").await.unwrap().status.node_pools[0];
+    assert_eq!(
+        (pool.size, pool.running),
+        (9, 6),
+        "status written despite the quota"
+    );
+    // Scaling down removes the unregistered servers first.
+    let young: Vec<String> = w
+        .servers("k")
+        .await
+        .into_iter()
+        .filter(|s| s.node.is_none())
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(young.len(), 4);
+    w.resize("k", 0, 2).await;
+    w.pass().await;
+    let left: Vec<Server> = w.servers("k").await;
+    assert_eq!(left.len(), 2);
+    assert!(
+        left.iter().all(|s| s.node.is_some()),
+        "registered nodes stay"
+    );
+    assert!(w
+        .reasons("k")
+        .await
+        .contains(&"SuccessfulDeleteNode".to_string()));
+}
+
+#[tokio::test]
+async fn a_spurious_empty_listing_never_doubles_the_nodes() {
+    let w = world("empty").await;
+    w.up("k", &[("a", 3)]).await;
+    w.set_faults(Faults {
+        empty_listings: 1,
+        ..Faults::default()
+    })
+    .await;
+    w.pass().await;
+    assert_eq!(w.servers("k").await.len(), 3, "no second set of nodes");
+    assert_eq!(w.sim.project(P).faults.empty_listings, 0, "the fault fired");
+    // Servers that are really gone are replaced after the confirming listing.
+    for s in w.servers("k").await {
+        w.sim.delete_server(P, &s.id).await.unwrap();
+    }
+    w.run(1, TEARDOWN).await;
+    assert_eq!(w.servers("k").await.len(), 3, "replaced");
+}
+
+#[tokio::test]
+async fn flight_replaces_errored_and_never_registered_servers() {
+    let w = world("flight").await;
+    w.set_faults(Faults {
+        server_error: true,
+        ..Faults::default()
+    })
+    .await;
+    w.add(kluster("k", &[("a", 1)])).await;
+    w.pass().await;
+    w.pass().await;
+    w.set_faults(Faults::default()).await;
+    w.run(1, BOOT).await; // ERROR now: flight deletes it; launch creates a new one
+    let events = w.events("k").await;
+    let grounded: Vec<_> = events
+        .iter()
+        .filter(|e| e.reason == "DeletedBrokenNode")
+        .collect();
+    assert_eq!(grounded.len(), 1, "{events:?}");
+    assert!(grounded[0].message.contains("went into ERROR"));
+    w.run(2, BOOT + REGISTER).await;
+    let live = w.servers("k").await;
+    assert_eq!(live.len(), 1);
+    assert!(live[0].node.is_some());
+
+    // A server that never registers is deleted after the registration timeout.
+    w.set_faults(Faults {
+        no_register: true,
+        ..Faults::default()
+    })
+    .await;
+    w.resize("k", 0, 2).await;
+    w.pass().await;
+    w.set_faults(Faults::default()).await;
+    w.run(1, Duration::from_secs(59)).await;
+    assert_eq!(w.servers("k").await.len(), 2, "not yet");
+    w.run(1, Duration::from_secs(2)).await;
+    let msgs: Vec<String> = w.events("k").await.into_iter().map(|e| e.message).collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("did not register as a node within 1 minute")),
+        "{msgs:?}"
+    );
+    w.run(3, BOOT + REGISTER).await;
+    let live = w.servers("k").await;
+    assert_eq!(live.len(), 2);
+    assert!(live.iter().all(|s| s.node.is_some()));
+}
+
+#[tokio::test]
+async fn deleting_a_kluster_leaves_no_debris() {
+    let w = world("deorbit").await;
+    w.up("k", &[("a", 2)]).await;
+    w.up("other", &[("a", 1)]).await;
+    let mut kinds: Vec<String> = w
+        .sim
+        .resources(P)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.kluster == "k")
+        .map(|r| format!("{:?}", r.kind))
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, ["LoadBalancer", "Route", "Route", "Volume"]);
+    w.store
+        .modify(P, "k", |k| {
+            k.status.phase = KlusterPhase::Terminating;
+            Ok::<_, ()>(())
+        })
+        .await
+        .unwrap();
+    for _ in 0..10 {
+        if w.get("k").await.is_none() {
+            break;
+        }
+        w.run(1, TEARDOWN).await;
+    }
+    assert!(w.get("k").await.is_none(), "removed");
+    assert_eq!(w.sim.debris(P, "k"), Vec::<String>::new());
+    assert_eq!(
+        w.sim.debris(P, "other").len(),
+        4,
+        "the other kluster is untouched"
+    );
+    let reasons = w.reasons("k").await;
+    let pos = |r: &str| {
+        reasons
+            .iter()
+            .position(|x| x == r)
+            .unwrap_or_else(|| panic!("{r} missing from {reasons:?}"))
+    };
+    assert!(pos("WaitingForDeorbitVolumes") < pos("SuccessfulDeorbitVolumes"));
+    assert!(pos("WaitingForDeorbitLoadBalancers") < pos("SuccessfulDeorbitLoadBalancers"));
+    assert!(pos("SuccessfulDeorbitRoutes") < pos("WaitingForDeorbitNodes"));
+    assert!(pos("WaitingForDeorbitNodes") < pos("SuccessfulDeorbit"));
+}
+
+#[tokio::test]
+async fn cloud_outages_are_events_and_creation_times_out() {
+    let w = world("outage").await;
+    w.up("k", &[("a", 1)]).await;
+    w.set_faults(Faults {
+        api_timeout: true,
+        ..Faults::default()
+    })
+    .await;
+    let mut rec = w.rec.clone();
+    rec.timing.creation_timeout = Duration::ZERO;
+    w.add(kluster("late", &[("a", 1)])).await;
+    rec.pass().await.unwrap();
+    let warn = w
+        .events("k")
+        .await
+        .into_iter()
+        .find(|e| e.reason == "CloudUnavailable");
+    assert!(warn.is_some_and(|e| e.kind == "Warning"));
+    let late = w.get("late").await.unwrap();
+    assert_eq!(late.status.phase, KlusterPhase::Pending);
+    assert!(
+        late.status.message.contains("not running after"),
+        "{late:?}"
+    );
+    let timeout = w.events("late").await;
+    assert_eq!(timeout[0].reason, "FailedCreate");
+    rec.pass().await.unwrap();
+    assert_eq!(
+        w.events("late")
+            .await
+            .iter()
+            .filter(|e| e.reason == "FailedCreate")
+            .count(),
+        1,
+        "said once"
+    );
+    // The cloud comes back: the late kluster runs and its message clears.
+    w.set_faults(Faults::default()).await;
+    w.run(2, BOOT).await;
+    let late = w.get("late").await.unwrap();
+    assert_eq!(late.status.phase, KlusterPhase::Running);
+    assert_eq!(late.status.message, "");
+}
+
+/// A cloud that stops answering after `creates` server creations, like a controller
+/// killed in the middle of a pass.
+#[derive(Debug)]
+struct Dying {
+    inner: SimCloud,
+    creates: AtomicUsize,
+}
+
+impl Cloud for Dying {
+    fn metadata<'a>(
+        &'a self,
+        p: &'a str,
+    ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
+        self.inner.metadata(p)
+    }
+    fn quota<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
+        self.inner.quota(p)
+    }
+    fn servers<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
+        self.inner.servers(p)
+    }
+    fn create_server<'a>(
+        &'a self,
+        p: &'a str,
+        spec: &'a ServerSpec,
+    ) -> BoxFuture<'a, Result<Server, CloudError>> {
+        Box::pin(async move {
+            let r = self.inner.create_server(p, spec).await;
+            if self.creates.fetch_sub(1, Ordering::SeqCst) <= 1 {
+                std::future::pending::<()>().await; // the process dies here
+            }
+            r
+        })
+    }
+    fn delete_server<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        self.inner.delete_server(p, id)
+    }
+    fn resources<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
+        self.inner.resources(p)
+    }
+    fn delete_resource<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        self.inner.delete_resource(p, id)
+    }
+}
+
+#[tokio::test]
+async fn killed_in_the_middle_of_a_create_and_restarted_it_converges_without_duplicates() {
+    let w = world("restart").await;
+    w.add(kluster("k", &[("a", 4)])).await;
+    w.pass().await; // Pending → Creating; the next pass creates the servers
+    let dying = Arc::new(Dying {
+        inner: w.sim.clone(),
+        creates: AtomicUsize::new(2),
+    });
+    let mut first = reconciler(&w.store, dying);
+    first.call_timeout = Duration::from_secs(60);
+    // The pass is dropped (the task killed) after the second server was created, before
+    // the pool status was written.
+    let cut = tokio::time::timeout(Duration::from_millis(300), first.pass()).await;
+    assert!(cut.is_err(), "the pass was cut short");
+    assert_eq!(w.servers("k").await.len(), 2);
+    drop(first);
+    // A new process with the same store and the same cloud.
+    let second = reconciler(&w.store, Arc::new(w.sim.clone()));
+    for _ in 0..4 {
+        w.sim.clock().advance(BOOT);
+        second.pass().await.unwrap();
+    }
+    let names: Vec<String> = w.servers("k").await.into_iter().map(|s| s.name).collect();
+    assert_eq!(names.len(), 4, "exactly the pool size: {names:?}");
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 4);
+    let pool = &w.get("k").await.unwrap().status.node_pools[0];
+    assert_eq!((pool.running, pool.healthy), (4, 4));
+}

@@ -255,3 +255,14 @@ pub async fn put_simulator(
     );
     Ok(Json(sim.project(&who.account)))
 }
+
+/// `GET /api/v1/simulator/debris/{kluster}`: what is left in the simulated cloud of a
+/// kluster (servers and resources, also ones being deleted); `[]` once it left nothing.
+pub async fn debris(
+    State(st): State<ApiState>,
+    caller: Caller,
+    axum::extract::Path(kluster): axum::extract::Path<String>,
+) -> Result<Json<Vec<String>>, ApiError> {
+    let who = caller.allow(&st, "kubernetes_user")?;
+    Ok(Json(simulator(&st)?.debris(&who.account, &kluster)))
+}

@@ -132,6 +132,10 @@ pub fn router(state: ApiState) -> Router {
             "/api/v1/simulator",
             get(extensions::get_simulator).put(extensions::put_simulator),
         )
+        .route(
+            "/api/v1/simulator/debris/{kluster}",
+            get(extensions::debris),
+        )
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
         .route(

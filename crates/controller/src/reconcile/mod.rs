@@ -181,24 +181,11 @@ impl Reconciler {
         self.store
             .record_event(project, k, kind, reason, message)
             .await?;
+        let controller = controller_of(reason);
         if kind == "Warning" {
-            tracing::warn!(
-                controller = "reconcile",
-                kluster = k,
-                project,
-                reason,
-                message,
-                "event"
-            );
+            tracing::warn!(controller, kluster = k, project, reason, message, "event");
         } else {
-            tracing::info!(
-                controller = "reconcile",
-                kluster = k,
-                project,
-                reason,
-                message,
-                "event"
-            );
+            tracing::info!(controller, kluster = k, project, reason, message, "event");
         }
         Ok(())
     }
@@ -454,6 +441,17 @@ impl Reconciler {
             }
         }
         Ok(false)
+    }
+}
+
+/// Which reconciler records events with `reason` (the `controller=` log field).
+fn controller_of(reason: &str) -> &'static str {
+    match reason {
+        "DeletedBrokenNode" => "flight",
+        r if r.contains("Deorbit") => "deorbit",
+        r if r.ends_with("Node") => "launch",
+        "CloudUnavailable" => "reconcile",
+        _ => "ground",
     }
 }
 

@@ -7,7 +7,9 @@ use leptos_router::{
     path, SsrMode,
 };
 
-use crate::pages::{home::HomePage, login::LoginPage, not_found::NotFound};
+use crate::pages::{
+    create::CreatePage, detail::DetailPage, home::HomePage, login::LoginPage, not_found::NotFound,
+};
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -50,6 +52,8 @@ pub fn App() -> impl IntoView {
                 // Async: the session check finishes (and may redirect) before headers go out.
                 <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async/>
                 <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
+                <Route path=path!("/klusters/new") view=CreatePage ssr=SsrMode::Async/>
+                <Route path=path!("/klusters/:name") view=DetailPage ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }

@@ -38,6 +38,9 @@ pub enum AppError {
     /// The request itself is malformed; the message says what is wrong.
     #[error("{0}")]
     BadInput(String),
+    /// Form fields break the API's rules; each error names its field (a JSON path).
+    #[error("Please correct the marked fields.")]
+    Invalid(Vec<kluster::FieldError>),
     /// An unexpected fault on the server; details are in the server log only.
     #[error("Something went wrong on our side. Please try again.")]
     Internal,
@@ -47,6 +50,17 @@ pub enum AppError {
 }
 
 impl AppError {
+    /// The message for one field (`Invalid` only).
+    pub fn for_field(&self, field: &str) -> Option<String> {
+        match self {
+            AppError::Invalid(errs) => errs
+                .iter()
+                .find(|e| e.field == field)
+                .map(|e| e.message.clone()),
+            _ => None,
+        }
+    }
+
     /// A stable code for URLs (the no-JavaScript path carries errors in the query string).
     pub fn code(&self) -> &'static str {
         match self {
@@ -59,6 +73,7 @@ impl AppError {
             AppError::Forbidden(_) => "forbidden",
             AppError::NotFound(_) => "not_found",
             AppError::BadInput(_) => "bad_input",
+            AppError::Invalid(_) => "invalid",
             AppError::Internal => "internal",
             AppError::Transport => "transport",
         }
@@ -78,6 +93,13 @@ impl AppError {
             "bad_input" => "Please fill in every field.",
             "internal" => "Something went wrong on our side. Please try again.",
             "signed_out" => "You have signed out.",
+            "invalid" => {
+                "That was not accepted: to delete, type the kluster's name exactly; sizes are whole numbers from 0 to 127."
+            }
+            "forbidden" => "You are not allowed to do that in this project (it needs the kubernetes_admin role, and no termination protection).",
+            "controller_unavailable" => {
+                "The Kubernikus service cannot be reached right now. Please try again in a moment."
+            }
             _ => return None,
         })
     }
@@ -91,6 +113,7 @@ impl AppError {
             AppError::Forbidden(_) => 403,
             AppError::NotFound(_) => 404,
             AppError::BadInput(_) => 400,
+            AppError::Invalid(_) => 422,
             AppError::Internal | AppError::Transport => 500,
         }
     }

@@ -1,21 +1,10 @@
 //! The project's klusters as a table: name, phase, version and node pools.
 
-use kluster::{Kluster, KlusterPhase};
+use kluster::Kluster;
 use leptos::prelude::*;
 
+use crate::components::signed_in::{badge, PRIMARY, SECONDARY};
 use crate::server_fns::list_klusters;
-
-/// Tailwind classes of a phase badge: green when running, amber while changing, red when
-/// going away.
-fn badge(phase: KlusterPhase) -> &'static str {
-    match phase {
-        KlusterPhase::Running => {
-            "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-200"
-        }
-        KlusterPhase::Terminating => "bg-red-100 text-red-800 dark:bg-red-900 dark:text-red-200",
-        _ => "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-200",
-    }
-}
 
 /// "name: running/size" per pool, from the status when the controller reported it.
 fn pools(k: &Kluster) -> String {
@@ -28,8 +17,8 @@ fn pools(k: &Kluster) -> String {
         .map(
             |p| match k.status.node_pools.iter().find(|i| i.name == p.name) {
                 Some(i) => format!(
-                    "{}: {}/{} running, {} healthy",
-                    p.name, i.running, p.size, i.healthy
+                    "{}: {}/{} running, {} healthy, {} schedulable",
+                    p.name, i.running, p.size, i.healthy, i.schedulable
                 ),
                 None => format!("{}: {} × {}", p.name, p.size, p.flavor),
             },
@@ -38,25 +27,32 @@ fn pools(k: &Kluster) -> String {
         .join("; ")
 }
 
-/// The klusters of the session's project, with an empty state and errors in words.
+/// The klusters of the session's project, with an empty state and errors in words;
+/// `admin` shows the create button.
 #[component]
-pub fn KlusterList(project: String) -> impl IntoView {
+pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
     let klusters = Resource::new(|| (), |_| list_klusters());
     view! {
         <section aria-labelledby="klusters-heading">
             <div class="flex flex-wrap items-center justify-between gap-2">
                 <h1 id="klusters-heading" class="text-xl font-semibold">"Klusters in " {project}</h1>
-                <a href="/" class="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-800">
-                    "Refresh"
-                </a>
+                <div class="flex gap-2">
+                    <a href="/" class=SECONDARY>"Refresh"</a>
+                    {admin.then(|| view! { <a href="/klusters/new" class=PRIMARY>"New kluster"</a> })}
+                </div>
             </div>
             <Transition fallback=|| view! { <p class="mt-4 text-sm">"Loading klusters…"</p> }>
                 {move || Suspend::new(async move {
                     match klusters.await {
                         Ok(list) if list.is_empty() => view! {
-                            <p class="mt-6 rounded-lg border border-dashed border-slate-300 p-6 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
-                                "No klusters in this project yet."
-                            </p>
+                            <div class="mt-6 rounded-lg border border-dashed border-slate-300 p-6 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
+                                <p>"No klusters in this project yet."</p>
+                                {if admin {
+                                    view! { <p class="mt-3"><a href="/klusters/new" class=PRIMARY>"Create your first kluster"</a></p> }.into_any()
+                                } else {
+                                    view! { <p class="mt-2 text-sm">"A project admin (role kubernetes_admin) can create one."</p> }.into_any()
+                                }}
+                            </div>
                         }.into_any(),
                         Ok(list) => view! {
                             <div class="mt-4 overflow-x-auto rounded-lg bg-white shadow dark:bg-slate-900">
@@ -76,9 +72,10 @@ pub fn KlusterList(project: String) -> impl IntoView {
                                             let version = if k.status.version.is_empty() { k.spec.version.clone() } else { k.status.version.clone() };
                                             let pools = pools(&k);
                                             let download = format!("/klusters/{}/kubeconfig", k.name);
+                                            let detail = format!("/klusters/{}", k.name);
                                             view! {
                                                 <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
-                                                    <td class="px-4 py-2 font-medium">{k.name}</td>
+                                                    <td class="px-4 py-2 font-medium"><a href=detail class="text-sky-700 underline dark:text-sky-400">{k.name}</a></td>
                                                     <td class="px-4 py-2">
                                                         <span class=format!("rounded-full px-2 py-0.5 text-xs font-medium {}", badge(phase))>
                                                             {format!("{phase:?}")}

@@ -1,4 +1,6 @@
 //! Reusable pieces of the UI.
 
+pub mod create_form;
 pub mod header;
 pub mod kluster_list;
+pub mod signed_in;

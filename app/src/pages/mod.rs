@@ -1,5 +1,7 @@
 //! One module per route.
 
+pub mod create;
+pub mod detail;
 pub mod home;
 pub mod login;
 pub mod not_found;

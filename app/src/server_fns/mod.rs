@@ -1,15 +1,25 @@
 //! Server functions, one per file: thin adapters from the UI to Keystone and the session.
 
+mod create_context;
+mod create_kluster;
+mod delete_kluster;
+mod kluster_detail;
 mod list_klusters;
 mod list_projects;
 mod login;
 mod logout;
+mod scale_pool;
 mod session_info;
 mod switch_project;
 
+pub use create_context::*;
+pub use create_kluster::*;
+pub use delete_kluster::*;
+pub use kluster_detail::*;
 pub use list_klusters::*;
 pub use list_projects::*;
 pub use login::*;
 pub use logout::*;
+pub use scale_pool::*;
 pub use session_info::*;
 pub use switch_project::*;

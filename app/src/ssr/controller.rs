@@ -33,8 +33,36 @@ impl ControllerClient {
         path: &str,
     ) -> Result<T, AppError> {
         let resp = self
-            .http
-            .get(format!("{}{path}", self.base))
+            .send(self.http.get(format!("{}{path}", self.base)), token, path)
+            .await?;
+        resp.json().await.map_err(|e| {
+            tracing::error!(error = %e.without_url(), path, "controller answer not understood");
+            AppError::Internal
+        })
+    }
+
+    /// `POST`/`PUT` `body` as JSON to `path`; the answer's body is ignored.
+    pub async fn write(
+        &self,
+        method: reqwest::Method,
+        token: &keystone::TokenSecret,
+        path: &str,
+        body: Option<&impl serde::Serialize>,
+    ) -> Result<(), AppError> {
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        self.send(req, token, path).await.map(drop)
+    }
+
+    async fn send(
+        &self,
+        req: reqwest::RequestBuilder,
+        token: &keystone::TokenSecret,
+        path: &str,
+    ) -> Result<reqwest::Response, AppError> {
+        let resp = req
             .header("x-auth-token", token.expose())
             .header("accept", "application/json")
             .send()
@@ -45,10 +73,7 @@ impl ControllerClient {
             })?;
         let status = resp.status();
         if status.is_success() {
-            return resp.json().await.map_err(|e| {
-                tracing::error!(error = %e.without_url(), path, "controller answer not understood");
-                AppError::Internal
-            });
+            return Ok(resp);
         }
         let message = resp
             .json::<kluster::ApiError>()
@@ -59,7 +84,17 @@ impl ControllerClient {
             401 => AppError::SessionExpired,
             403 => AppError::Forbidden(message),
             404 => AppError::NotFound(message),
-            409 | 422 => AppError::BadInput(message),
+            409 if message.starts_with("A kluster named") => {
+                AppError::Invalid(vec![kluster::FieldError {
+                    field: "name".into(),
+                    message,
+                }])
+            }
+            422 => match field_errors(&message) {
+                Some(errs) => AppError::Invalid(errs),
+                None => AppError::BadInput(message),
+            },
+            409 => AppError::BadInput(message),
             s if s >= 500 => AppError::ControllerUnavailable,
             _ => {
                 tracing::error!(
@@ -71,5 +106,44 @@ impl ControllerClient {
                 AppError::Internal
             }
         })
+    }
+}
+
+/// Splits a 422 message of the form `field: message; field: message` (what the controller
+/// answers for rule violations) into field errors; a `; ` not followed by a field path
+/// belongs to the message. `None` when the message is not of that form.
+pub fn field_errors(message: &str) -> Option<Vec<kluster::FieldError>> {
+    let field_of = |part: &str| {
+        let (field, text) = part.split_once(": ")?;
+        let is_path = !field.is_empty()
+            && field
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._[]".contains(c));
+        is_path.then(|| (field.to_string(), text.to_string()))
+    };
+    let mut out: Vec<kluster::FieldError> = Vec::new();
+    for part in message.split("; ") {
+        match (field_of(part), out.last_mut()) {
+            (Some((field, message)), _) => out.push(kluster::FieldError { field, message }),
+            (None, Some(last)) => {
+                last.message.push_str("; ");
+                last.message.push_str(part);
+            }
+            (None, None) => return None,
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn api_rule_violations_split_into_fields() {
+        let e =
+            super::field_errors("name: Too long.; spec.nodePools[0].size: Too big: 200.").unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[1].field, "spec.nodePools[0].size");
+        assert_eq!(e[1].message, "Too big: 200.");
+        assert!(super::field_errors("Kluster is terminating").is_none());
     }
 }

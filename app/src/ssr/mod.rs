@@ -84,3 +84,42 @@ pub fn keystone_error(err: keystone::Error) -> AppError {
         }
     }
 }
+
+/// The controller path of kluster `name`; a name that breaks the naming rules (and so
+/// could reach another path of the controller) is not found.
+pub fn kluster_path(name: &str) -> Result<String, AppError> {
+    kluster::validate::kluster_name(name)
+        .map(|()| format!("/api/v1/clusters/{name}"))
+        .map_err(|_| AppError::NotFound(format!("There is no kluster named {name:?}.")))
+}
+
+/// OpenSSH's `SHA256:…` fingerprint of a public key line (`type base64 [comment]`); empty
+/// when there is no key or it does not decode.
+pub fn ssh_fingerprint(key: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let Some(blob) = key.split_whitespace().nth(1) else {
+        return String::new();
+    };
+    match base64::engine::general_purpose::STANDARD.decode(blob) {
+        Ok(bytes) => format!(
+            "SHA256:{}",
+            base64::engine::general_purpose::STANDARD_NO_PAD.encode(sha2::Sha256::digest(bytes))
+        ),
+        Err(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fingerprints_match_openssh() {
+        // The SHA-256 of the decoded blob, base64 without padding (as ssh-keygen -l).
+        assert_eq!(super::ssh_fingerprint("ssh-ed25519  comment"), "");
+        assert_eq!(
+            super::ssh_fingerprint("ssh-ed25519 AAAA"),
+            "SHA256:cJ6AyISHokEeHuTfufIqhhSS0gxHZRUMDHlKvXD4FHw"
+        );
+        assert_eq!(super::ssh_fingerprint(""), "");
+    }
+}

@@ -59,6 +59,10 @@ async fn name_and_cidr_clashes_are_409_and_reserved_ranges_are_refused() {
     let (s, e) = create(&app, &alice, kluster("c", Some("198.19.4.0/24"))).await;
     assert_eq!(s, 409);
     assert_error(&e, 409, "control plane");
+    // Without a pod range, a kluster gets the next free default one instead of a clash.
+    let (s, d) = create(&app, &alice, kluster("d", None)).await;
+    assert_eq!(s, 201, "{d}");
+    assert_eq!(d["spec"]["clusterCIDR"], "100.101.0.0/16");
 }
 
 #[tokio::test]

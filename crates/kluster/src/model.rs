@@ -539,3 +539,30 @@ pub struct ApiError {
     #[serde(default, rename = "helpUrl", skip_serializing_if = "Option::is_none")]
     pub help_url: Option<String>,
 }
+
+/// Extension (`GET /api/v1/openstack/quota`): one quota, limit and use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// The most the project may use.
+    pub limit: i64,
+    /// What it uses now.
+    pub used: i64,
+}
+
+impl Usage {
+    /// What is left (never negative).
+    pub fn remaining(&self) -> i64 {
+        (self.limit - self.used).max(0)
+    }
+}
+
+/// Extension (`GET /api/v1/openstack/quota`): a project's compute quota.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quota {
+    /// Servers.
+    pub instances: Usage,
+    /// vCPUs.
+    pub cores: Usage,
+    /// RAM in MiB.
+    pub ram: Usage,
+}

@@ -31,6 +31,11 @@ pub async fn create(
     let who = caller.allow(&st, "CreateCluster")?;
     let mut k = parse(body)?;
     kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+    let pod_range_given = k
+        .spec
+        .cluster_cidr
+        .as_deref()
+        .is_some_and(|c| !c.is_empty());
     kluster::defaults::fill(&mut k, &st.settings.default_version);
     if !st.settings.available_versions.is_empty()
         && !st.settings.available_versions.contains(&k.spec.version)
@@ -47,6 +52,18 @@ pub async fn create(
             StatusCode::CONFLICT,
             format!("A kluster named {:?} already exists", k.name),
         ));
+    }
+    if !pod_range_given {
+        // The default pod range is taken on this router: use the next free /16 of
+        // 100.100.0.0–100.127.255.255, so that klusters created with defaults never clash.
+        let free = (100..=127).map(|n| format!("100.{n}.0.0/16")).find(|c| {
+            let mut candidate = k.clone();
+            candidate.spec.cluster_cidr = Some(c.clone());
+            cidr_conflict(&candidate, &others, &st.settings.reserved_cidrs).is_none()
+        });
+        if let Some(c) = free {
+            k.spec.cluster_cidr = Some(c);
+        }
     }
     if let Some(m) = cidr_conflict(&k, &others, &st.settings.reserved_cidrs) {
         return Err(ApiError::new(StatusCode::CONFLICT, m));

@@ -7,8 +7,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 /// A boxed future, so that providers can sit behind `dyn Cloud`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -108,32 +106,7 @@ pub struct Resource {
     pub deleting: bool,
 }
 
-/// One quota: limit and use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// The most the project may use.
-    pub limit: i64,
-    /// What it uses now.
-    pub used: i64,
-}
-
-impl Usage {
-    /// What is left (never negative).
-    pub fn remaining(&self) -> i64 {
-        (self.limit - self.used).max(0)
-    }
-}
-
-/// A project's compute quota (extension endpoint `GET /api/v1/openstack/quota`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Quota {
-    /// Servers.
-    pub instances: Usage,
-    /// vCPUs.
-    pub cores: Usage,
-    /// RAM in MiB.
-    pub ram: Usage,
-}
+pub use kluster::{Quota, Usage};
 
 /// What the controller needs from a cloud.
 pub trait Cloud: Send + Sync + std::fmt::Debug {

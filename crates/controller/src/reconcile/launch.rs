@@ -139,7 +139,13 @@ fn plan_pool(
 /// recorded status had servers shows none. (A spurious empty listing once made
 /// Kubernikus create a second set of nodes.)
 pub fn needs_confirmation(klusters: &[&Kluster], servers: &[Server]) -> bool {
-    klusters.iter().any(|k| {
+    let launched = |k: &&&Kluster| {
+        matches!(
+            k.status.phase,
+            kluster::KlusterPhase::Running | kluster::KlusterPhase::Upgrading
+        )
+    };
+    klusters.iter().filter(launched).any(|k| {
         k.status.node_pools.iter().any(|recorded| {
             recorded.running > 0
                 && !servers.iter().any(|s| {
@@ -305,6 +311,7 @@ mod tests {
     #[test]
     fn an_empty_listing_for_pools_that_had_servers_is_confirmed_first() {
         let mut k = kluster(&[("a", 2)]);
+        k.status.phase = kluster::KlusterPhase::Running;
         assert!(!needs_confirmation(&[&k], &[]), "nothing recorded yet");
         k.status.node_pools = vec![NodePoolInfo {
             name: "a".into(),
@@ -317,5 +324,10 @@ mod tests {
         assert!(needs_confirmation(&[&k], &deleting));
         let one = [server("kks-k-a-aaaaa", Active, None, 1)];
         assert!(!needs_confirmation(&[&k], &one));
+        k.status.phase = kluster::KlusterPhase::Terminating;
+        assert!(
+            !needs_confirmation(&[&k], &[]),
+            "deorbit removes the servers of terminating klusters on purpose"
+        );
     }
 }

@@ -1,0 +1,68 @@
+//! Create a kluster from the create form.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::KlusterForm;
+
+/// Session key of a plain form post's rejected values and errors, shown once by the form.
+pub const CREATE_FLASH: &str = "create_flash";
+
+/// `POST /api/v1/clusters` with the form's kluster (the API's rule violations come back per
+/// field); on success goes to
+/// the new kluster's page. A plain form post (no JavaScript) that fails goes back to the
+/// form, which shows the values and errors kept for it in the session.
+#[server(endpoint = "create_kluster")]
+pub async fn create_kluster(form: KlusterForm) -> Result<(), AppError> {
+    use crate::ssr::auth::{require, session, store_error};
+    use crate::ssr::{fail, is_plain_form_post, state};
+    let st = state();
+    let plain = is_plain_form_post();
+    let session = session().await?;
+    let result = async {
+        let rec = require(&session, &st).await?;
+        // The API checks its rules and answers with the same messages the browser shows.
+        let (k, problems) = form.to_kluster_unchecked();
+        if !problems.0.is_empty() {
+            return Err(AppError::Invalid(problems.0));
+        }
+        st.controller
+            .write(
+                reqwest::Method::POST,
+                &rec.token,
+                "/api/v1/clusters",
+                Some(&k),
+            )
+            .await?;
+        tracing::info!(
+            kluster = k.name,
+            project = rec.project_id,
+            user = rec.user_name,
+            "kluster created from the dashboard"
+        );
+        Ok(k.name)
+    }
+    .await;
+    match result {
+        Ok(name) => {
+            let _ = session.remove_value(CREATE_FLASH).await;
+            leptos_axum::redirect(&format!("/klusters/{name}"));
+            Ok(())
+        }
+        Err(e @ (AppError::NotSignedIn | AppError::SessionExpired)) => {
+            if plain {
+                leptos_axum::redirect("/login?error=session_expired");
+            }
+            Err(fail(e))
+        }
+        Err(e) if plain => {
+            session
+                .insert(CREATE_FLASH, (&form, &e))
+                .await
+                .map_err(store_error)?;
+            leptos_axum::redirect("/klusters/new?retry=1");
+            Err(e)
+        }
+        Err(e) => Err(fail(e)),
+    }
+}

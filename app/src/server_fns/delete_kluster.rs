@@ -1,0 +1,57 @@
+//! Delete a kluster.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+
+/// Deletes kluster `name` once the user typed its name into `confirm`
+/// (`DELETE /api/v1/clusters/{name}`); goes back to the list.
+#[server(endpoint = "delete_kluster")]
+pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppError> {
+    use crate::ssr::auth::{require, session};
+    use crate::ssr::state;
+    let st = state();
+    let plain = crate::ssr::is_plain_form_post();
+    let back = format!(
+        "/klusters/{}",
+        crate::ssr::kluster_path(&name)
+            .map(|_| name.clone())
+            .unwrap_or_default()
+    );
+    let fail = move |e: AppError| {
+        // Without JavaScript the answer is a redirect back, so no error status is set.
+        if plain {
+            leptos_axum::redirect(&format!("{back}?error={}", e.code()));
+            return e;
+        }
+        crate::ssr::fail(e)
+    };
+    let rec = require(&session().await?, &st)
+        .await
+        .map_err(fail.clone())?;
+    if confirm.trim() != name {
+        return Err(fail.clone()(AppError::Invalid(vec![kluster::FieldError {
+            field: "confirm".into(),
+            message: format!("Type {name} to confirm."),
+        }])));
+    }
+    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
+    st.controller
+        .write(reqwest::Method::DELETE, &rec.token, &path, None::<&()>)
+        .await
+        .map_err(|e| match e {
+            AppError::Forbidden(m) if m.contains("Termination protection") => AppError::Forbidden(
+                "This kluster has termination protection: a cloud admin must lift it before it can be deleted.".into(),
+            ),
+            e => e,
+        })
+        .map_err(fail.clone())?;
+    tracing::info!(
+        kluster = name,
+        project = rec.project_id,
+        user = rec.user_name,
+        "kluster deletion requested"
+    );
+    leptos_axum::redirect("/");
+    Ok(())
+}

@@ -1,0 +1,34 @@
+//! One kluster with its events and setup command.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::KlusterDetail;
+
+/// The kluster `name` of the session's project, its events (newest first) and the
+/// `kubernikusctl` setup command, in one round trip from the browser.
+#[server(endpoint = "get_kluster_detail")]
+pub async fn get_kluster_detail(name: String) -> Result<KlusterDetail, AppError> {
+    use crate::ssr::auth::{require, session};
+    use crate::ssr::{fail, state};
+    let st = state();
+    let rec = require(&session().await?, &st).await.map_err(fail)?;
+    let path = crate::ssr::kluster_path(&name).map_err(fail)?;
+    let c = &st.controller;
+    let (events_path, info_path) = (format!("{path}/events"), format!("{path}/info"));
+    let (kluster, events, info) = tokio::join!(
+        c.get::<kluster::Kluster>(&rec.token, &path),
+        c.get::<Vec<kluster::Event>>(&rec.token, &events_path),
+        c.get::<kluster::KlusterInfo>(&rec.token, &info_path),
+    );
+    let mut events = events.unwrap_or_default();
+    events.reverse();
+    let kluster = kluster.map_err(fail)?;
+    Ok(KlusterDetail {
+        ssh_fingerprint: crate::ssr::ssh_fingerprint(&kluster.spec.ssh_public_key),
+        kluster,
+        events,
+        setup_command: info.map(|i| i.setup_command).unwrap_or_default(),
+        is_admin: rec.roles.iter().any(|r| r == "kubernetes_admin"),
+    })
+}

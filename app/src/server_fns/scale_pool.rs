@@ -1,0 +1,72 @@
+//! Change a node pool's size.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+
+/// Sets pool `pool` of kluster `name` to `size` nodes (`PUT /api/v1/clusters/{name}` with
+/// the kluster as it is, but that size). Goes back to the kluster's page.
+#[server(endpoint = "scale_pool")]
+pub async fn scale_pool(name: String, pool: String, size: String) -> Result<(), AppError> {
+    use crate::ssr::auth::{require, session};
+    use crate::ssr::state;
+    let st = state();
+    let plain = crate::ssr::is_plain_form_post();
+    let back = format!(
+        "/klusters/{}",
+        crate::ssr::kluster_path(&name)
+            .map(|_| name.clone())
+            .unwrap_or_default()
+    );
+    let fail = move |e: AppError| {
+        // Without JavaScript the answer is a redirect back, so no error status is set.
+        if plain {
+            leptos_axum::redirect(&format!("{back}?error={}", e.code()));
+            return e;
+        }
+        crate::ssr::fail(e)
+    };
+    let rec = require(&session().await?, &st)
+        .await
+        .map_err(fail.clone())?;
+    let field = "size".to_string();
+    let size: i64 = size.trim().parse().map_err(|_| {
+        fail.clone()(AppError::Invalid(vec![kluster::FieldError {
+            field: field.clone(),
+            message: "The size is a whole number of nodes (0 to 127).".into(),
+        }]))
+    })?;
+    if let Err(message) = kluster::validate::pool_size(size) {
+        return Err(fail.clone()(AppError::Invalid(vec![kluster::FieldError {
+            field,
+            message,
+        }])));
+    }
+    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
+    let mut k: kluster::Kluster = st
+        .controller
+        .get(&rec.token, &path)
+        .await
+        .map_err(fail.clone())?;
+    let Some(p) = k.spec.node_pools.iter_mut().find(|p| p.name == pool) else {
+        return Err(fail.clone()(AppError::NotFound(format!(
+            "Kluster {name} has no node pool {pool}."
+        ))));
+    };
+    p.size = size;
+    k.status = Default::default();
+    st.controller
+        .write(reqwest::Method::PUT, &rec.token, &path, Some(&k))
+        .await
+        .map_err(fail.clone())?;
+    tracing::info!(
+        kluster = name,
+        pool,
+        size,
+        project = rec.project_id,
+        user = rec.user_name,
+        "pool scaled"
+    );
+    leptos_axum::redirect(&format!("/klusters/{name}"));
+    Ok(())
+}

@@ -85,8 +85,20 @@ test("alice creates a kluster, watches it run, downloads its kubeconfig, scales 
 
   // Scale up: the pool follows.
   await page.getByLabel("Size of pool pool").fill("3");
-  await page.getByRole("button", { name: "Scale" }).click();
+  await pool.getByRole("button", { name: "Scale" }).click();
   await expect(pool.locator('[data-count="running"]')).toHaveText("3", { timeout: 30_000 });
+
+  // Add a pool, then remove it: only once it is scaled to 0.
+  await page.getByText("Add a node pool…").click();
+  await page.getByLabel("Pool name").fill("extra");
+  await page.getByRole("button", { name: "Add pool" }).click();
+  const extra = page.locator('tr[data-pool="extra"]');
+  await expect(extra).toBeVisible();
+  await expect(page.getByRole("button", { name: "Remove pool extra" })).toHaveCount(0);
+  await page.getByLabel("Size of pool extra").fill("0");
+  await extra.getByRole("button", { name: "Scale" }).click();
+  await page.getByRole("button", { name: "Remove pool extra" }).click();
+  await expect(extra).toHaveCount(0);
 
   // Delete behind a typed confirmation.
   await page.getByText("Delete this kluster…").click();
@@ -170,5 +182,34 @@ test.describe("without JavaScript", () => {
     await page.getByLabel(/Type .* to confirm/).fill(kname);
     await page.getByRole("button", { name: "Delete kluster" }).click();
     await expect(page).toHaveURL(/\/$/);
+  });
+});
+
+test.describe("at 360 px in dark mode", () => {
+  test.use({ viewport: { width: 360, height: 780 }, colorScheme: "dark" });
+
+  test("pages fit the width, follow the system's dark mode and do not shift on hydration", async ({ page }) => {
+    // Record layout shifts from the first paint on.
+    await page.addInitScript(() => {
+      (window as unknown as { shifts: number }).shifts = 0;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
+          if (!e.hadRecentInput) (window as unknown as { shifts: number }).shifts += e.value;
+        }
+      }).observe({ type: "layout-shift", buffered: true });
+    });
+    await signIn(page, "alice");
+    for (const path of ["/", "/klusters/new"]) {
+      await page.goto(path);
+      await page.waitForSelector("body[data-hydrated]");
+      await page.waitForTimeout(300);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, `${path} fits 360 px`).toBeLessThanOrEqual(360);
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(bg, "dark background").not.toBe("rgb(248, 250, 252)");
+      const shifts = await page.evaluate(() => (window as unknown as { shifts: number }).shifts);
+      expect(shifts, `${path}: cumulative layout shift`).toBeLessThan(0.05);
+      await shot(page, `narrow-dark${path.replaceAll("/", "-")}`);
+    }
   });
 });

@@ -1,28 +1,25 @@
 //! The project's klusters as a table: name, phase, version and node pools.
 
-use kluster::Kluster;
 use leptos::prelude::*;
 
 use crate::components::signed_in::{badge, PRIMARY, SECONDARY};
+use crate::model::KlusterRow;
 use crate::server_fns::list_klusters;
 
-/// "name: running/size" per pool, from the status when the controller reported it.
-fn pools(k: &Kluster) -> String {
-    if k.spec.node_pools.is_empty() {
+/// "name: running/size running, healthy, schedulable" per pool.
+fn pools(k: &KlusterRow) -> String {
+    if k.pools.is_empty() {
         return "no pools".into();
     }
-    k.spec
-        .node_pools
+    k.pools
         .iter()
-        .map(
-            |p| match k.status.node_pools.iter().find(|i| i.name == p.name) {
-                Some(i) => format!(
-                    "{}: {}/{} running, {} healthy, {} schedulable",
-                    p.name, i.running, p.size, i.healthy, i.schedulable
-                ),
-                None => format!("{}: {} × {}", p.name, p.size, p.flavor),
-            },
-        )
+        .map(|p| match p.running {
+            Some(running) => format!(
+                "{}: {running}/{} running, {} healthy, {} schedulable",
+                p.name, p.size, p.healthy, p.schedulable
+            ),
+            None => format!("{}: {} nodes", p.name, p.size),
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -68,8 +65,8 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                                     </thead>
                                     <tbody>
                                         {list.into_iter().map(|k| {
-                                            let phase = k.status.phase;
-                                            let version = if k.status.version.is_empty() { k.spec.version.clone() } else { k.status.version.clone() };
+                                            let phase = k.phase;
+                                            let version = k.version.clone();
                                             let pools = pools(&k);
                                             let download = format!("/klusters/{}/kubeconfig", k.name);
                                             let detail = format!("/klusters/{}", k.name);

@@ -10,7 +10,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use crate::components::signed_in::{badge, SignedIn, FIELD_ERROR, INPUT, PRIMARY, SECONDARY};
 use crate::error::AppError;
 use crate::model::{next_step, KlusterDetail};
-use crate::server_fns::{get_kluster_detail, DeleteKluster, ScalePool};
+use crate::server_fns::{get_kluster_detail, DeleteKluster, EditKluster, ScalePool};
 
 /// `/klusters/:name` (requires a session).
 #[component]
@@ -27,6 +27,7 @@ pub fn DetailPage() -> impl IntoView {
 fn Detail(name: String) -> impl IntoView {
     let scale = ServerAction::<ScalePool>::new();
     let delete = ServerAction::<DeleteKluster>::new();
+    let edit = ServerAction::<EditKluster>::new();
     // Until the live timeline lands: a quiet refresh every 5 s in the browser only.
     let tick = RwSignal::new(0u32);
     Effect::new(move |_| {
@@ -39,7 +40,7 @@ fn Detail(name: String) -> impl IntoView {
     });
     let key = name.clone();
     let detail = Resource::new(
-        move || (scale.version().get(), tick.get()),
+        move || (scale.version().get(), edit.version().get(), tick.get()),
         move |_| get_kluster_detail(key.clone()),
     );
     // A plain form post that failed comes back with an error code (never free text).
@@ -53,7 +54,7 @@ fn Detail(name: String) -> impl IntoView {
         <Transition fallback=|| view! { <p>"Loading the kluster…"</p> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(d) => view! { <Body d scale delete/> }.into_any(),
+                    Ok(d) => view! { <Body d scale delete edit/> }.into_any(),
                     Err(e) => view! {
                         <p role="alert" class="rounded bg-red-50 p-4 text-red-800 dark:bg-red-950 dark:text-red-200">{e.to_string()}</p>
                     }.into_any(),
@@ -68,6 +69,7 @@ fn Body(
     d: KlusterDetail,
     scale: ServerAction<ScalePool>,
     delete: ServerAction<DeleteKluster>,
+    edit: ServerAction<EditKluster>,
 ) -> impl IntoView {
     let k = d.kluster;
     let name = k.name.clone();
@@ -137,6 +139,11 @@ fn Body(
         let _ = &copy_text;
     };
     let scale_error = move || scale.value().get().and_then(|r| r.err());
+    let edit_error = move || edit.value().get().and_then(|r| r.err());
+    let upgrades = d.upgrades.clone();
+    let flavors = d.flavors.clone();
+    let zones = d.zones.clone();
+    let edit_name = name.clone();
     let delete_error = move || delete.value().get().and_then(|r| r.err());
     let confirm_name = name.clone();
     view! {
@@ -206,6 +213,18 @@ fn Body(
                                                         value=p.size.to_string() class="w-20 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:outline-2 focus:outline-sky-600 dark:border-slate-600 dark:bg-slate-800"/>
                                                     <button type="submit" class=SECONDARY>"Scale"</button>
                                                 </ActionForm>
+                                                {(p.size == 0).then(|| {
+                                                    let kname = name.clone();
+                                                    let pool = p.name.clone();
+                                                    view! {
+                                                        <ActionForm action=edit attr:class="mt-1">
+                                                            <input type="hidden" name="name" value=kname/>
+                                                            <input type="hidden" name="edit[op]" value="remove_pool"/>
+                                                            <input type="hidden" name="edit[pool]" value=pool.clone()/>
+                                                            <button type="submit" class="text-sm text-red-700 underline dark:text-red-400">{format!("Remove pool {pool}")}</button>
+                                                        </ActionForm>
+                                                    }
+                                                })}
                                             }.into_any()
                                         } else {
                                             view! { <span>{p.size}</span> }.into_any()
@@ -218,10 +237,62 @@ fn Body(
                 </table>
             </div>
             <p role="alert" class=FIELD_ERROR>{move || scale_error().map(|e| e.for_field("size").unwrap_or_else(|| e.to_string()))}</p>
-            {admin.then(|| view! {
-                <p class="mt-2 text-sm text-slate-600 dark:text-slate-400">"To remove a pool, scale it to 0 first."</p>
+            {admin.then(|| {
+                let kname = edit_name.clone();
+                view! {
+                    <p class="mt-2 text-sm text-slate-600 dark:text-slate-400">"To remove a pool, scale it to 0 first."</p>
+                    <details class="mt-3">
+                        <summary class="cursor-pointer text-sm font-medium">"Add a node pool…"</summary>
+                        <ActionForm action=edit attr:class="mt-2 grid grid-cols-2 gap-3 sm:grid-cols-5">
+                            <input type="hidden" name="name" value=kname/>
+                            <input type="hidden" name="edit[op]" value="add_pool"/>
+                            <label class="block text-sm">"Pool name"<input name="edit[pool]" required class=INPUT/></label>
+                            <label class="col-span-2 block text-sm">"Flavor"
+                                <select name="edit[flavor]" class=INPUT>
+                                    {flavors.iter().map(|f| view! { <option value=f.name.clone()>{format!("{} — {} vCPU, {} GiB RAM", f.name, f.vcpus, f.ram / 1024)}</option> }).collect_view()}
+                                </select>
+                            </label>
+                            <label class="block text-sm">"Zone"
+                                <select name="edit[zone]" class=INPUT>
+                                    {zones.iter().map(|z| view! { <option value=z.clone()>{z.clone()}</option> }).collect_view()}
+                                </select>
+                            </label>
+                            <label class="block text-sm">"Nodes"<input name="edit[size]" type="number" min="0" max="127" value="1" class=INPUT/></label>
+                            <div class="col-span-2 sm:col-span-5"><button type="submit" class=SECONDARY>"Add pool"</button></div>
+                        </ActionForm>
+                    </details>
+                    <p role="alert" class=FIELD_ERROR>{move || edit_error().map(|e| match e {
+                        AppError::Invalid(errs) => errs.into_iter().map(|e| e.message).collect::<Vec<_>>().join(" "),
+                        e => e.to_string(),
+                    })}</p>
+                }
             })}
         </section>
+
+        {admin.then(|| {
+            let kname = name.clone();
+            view! {
+                <section aria-labelledby="version-h" class="mt-6 rounded-lg bg-white p-4 shadow dark:bg-slate-900">
+                    <h2 id="version-h" class="text-lg font-semibold">"Kubernetes version"</h2>
+                    {if upgrades.is_empty() {
+                        view! { <p class="mt-2 text-sm">"No upgrade is available for this version."</p> }.into_any()
+                    } else {
+                        view! {
+                            <ActionForm action=edit attr:class="mt-2 flex flex-wrap items-end gap-2">
+                                <input type="hidden" name="name" value=kname/>
+                                <input type="hidden" name="edit[op]" value="upgrade"/>
+                                <label class="block text-sm">"Upgrade to"
+                                    <select name="edit[version]" class=INPUT>
+                                        {upgrades.iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
+                                    </select>
+                                </label>
+                                <button type="submit" class=SECONDARY>"Upgrade"</button>
+                            </ActionForm>
+                        }.into_any()
+                    }}
+                </section>
+            }
+        })}
 
         <section aria-labelledby="setup-h" class="mt-6 rounded-lg bg-white p-4 shadow dark:bg-slate-900">
             <h2 id="setup-h" class="text-lg font-semibold">"Set up kubectl"</h2>

@@ -24,11 +24,38 @@ pub async fn get_kluster_detail(name: String) -> Result<KlusterDetail, AppError>
     let mut events = events.unwrap_or_default();
     events.reverse();
     let kluster = kluster.map_err(fail)?;
+    let is_admin = rec.roles.iter().any(|r| r == "kubernetes_admin");
+    // What an admin may change to: versions by the update rules, flavors and zones.
+    let (upgrades, flavors, zones) = if is_admin {
+        let (info, meta) = tokio::join!(
+            c.get::<kluster::Info>(&rec.token, "/info"),
+            c.get::<kluster::OpenstackMetadata>(&rec.token, "/api/v1/openstack/metadata"),
+        );
+        let current = &kluster.spec.version;
+        let upgrades = info
+            .map(|i| i.supported_cluster_versions)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|v| v != current && kluster::update::allowed_version(current, v).is_ok())
+            .collect();
+        let meta = meta.unwrap_or_default();
+        let zones = meta
+            .availability_zones
+            .into_iter()
+            .map(|z| z.name)
+            .collect();
+        (upgrades, meta.flavors, zones)
+    } else {
+        Default::default()
+    };
     Ok(KlusterDetail {
         ssh_fingerprint: crate::ssr::ssh_fingerprint(&kluster.spec.ssh_public_key),
         kluster,
         events,
         setup_command: info.map(|i| i.setup_command).unwrap_or_default(),
-        is_admin: rec.roles.iter().any(|r| r == "kubernetes_admin"),
+        is_admin,
+        upgrades,
+        flavors,
+        zones,
     })
 }

@@ -7,13 +7,15 @@ use crate::error::AppError;
 /// Lists the project's klusters (`GET /api/v1/clusters` on the controller, with the
 /// session's token).
 #[server(endpoint = "list_klusters")]
-pub async fn list_klusters() -> Result<Vec<kluster::Kluster>, AppError> {
+pub async fn list_klusters() -> Result<Vec<crate::model::KlusterRow>, AppError> {
     use crate::ssr::auth::{require, session};
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    st.controller
+    let list: Vec<kluster::Kluster> = st
+        .controller
         .get(&rec.token, "/api/v1/clusters")
         .await
-        .map_err(fail)
+        .map_err(fail)?;
+    Ok(list.into_iter().map(Into::into).collect())
 }

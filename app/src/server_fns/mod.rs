@@ -3,6 +3,7 @@
 mod create_context;
 mod create_kluster;
 mod delete_kluster;
+mod edit_kluster;
 mod kluster_detail;
 mod list_klusters;
 mod list_projects;
@@ -15,6 +16,7 @@ mod switch_project;
 pub use create_context::*;
 pub use create_kluster::*;
 pub use delete_kluster::*;
+pub use edit_kluster::*;
 pub use kluster_detail::*;
 pub use list_klusters::*;
 pub use list_projects::*;

@@ -109,6 +109,20 @@ impl ControllerClient {
     }
 }
 
+/// Reads kluster `path` as the user, lets `change` edit its spec, and writes it back with
+/// `PUT` (the controller applies its update rules and answers violations per field).
+pub async fn update_spec(
+    c: &ControllerClient,
+    token: &keystone::TokenSecret,
+    path: &str,
+    change: impl FnOnce(&mut kluster::KlusterSpec) -> Result<(), AppError>,
+) -> Result<(), AppError> {
+    let mut k: kluster::Kluster = c.get(token, path).await?;
+    change(&mut k.spec)?;
+    k.status = Default::default();
+    c.write(reqwest::Method::PUT, token, path, Some(&k)).await
+}
+
 /// Splits a 422 message of the form `field: message; field: message` (what the controller
 /// answers for rule violations) into field errors; a `; ` not followed by a field path
 /// belongs to the message. `None` when the message is not of that form.

@@ -6,6 +6,7 @@ pub mod config;
 pub mod csrf;
 pub mod health;
 pub mod kubeconfig;
+pub mod live;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -164,16 +165,18 @@ pub async fn start(
         revalidate_after: config.token_recheck,
         controller: app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?,
     };
+    let hub = live::Hub::new(&controller_url, shutdown.clone());
     let router = match config.session_store {
         SessionStoreKind::Memory => router(
             &config,
             state,
             ready,
+            hub,
             tower_sessions::MemoryStore::default(),
         ),
         SessionStoreKind::Sqlite => {
             let store = sqlite_store(&config).await?;
-            router(&config, state, ready, store)
+            router(&config, state, ready, hub, store)
         }
     };
     let listener = tokio::net::TcpListener::bind(config.site_addr)
@@ -228,12 +231,13 @@ async fn sqlite_store(
 }
 
 /// The whole app: health, pages, server functions, static files; sessions, CSRF guard,
-/// compression, security headers and the access log around them (outermost last).
-/// (Long-lived streams, when they come, are mounted outside the compression layer.)
+/// compression, security headers and the access log around them (outermost last). The
+/// live event stream has sessions but no compression (it must not be buffered).
 pub fn router<S: SessionStore + Clone>(
     config: &Config,
     app_state: AppState,
     ready: Arc<Readiness>,
+    hub: Arc<live::Hub>,
     store: S,
 ) -> Router {
     let leptos = LeptosOptions::builder()
@@ -280,9 +284,18 @@ pub fn router<S: SessionStore + Clone>(
         )
         .fallback(leptos_axum::file_and_error_handler::<ServerState, _>(shell))
         .with_state(state)
-        .layer(sessions)
+        .layer(sessions.clone())
         .layer(axum::middleware::from_fn_with_state(origin, csrf::guard))
         .layer(tower_http::compression::CompressionLayer::new())
+        .merge(
+            Router::new()
+                .route("/events/stream", get(live::stream))
+                .with_state(live::LiveState {
+                    hub,
+                    app: app_state.clone(),
+                })
+                .layer(sessions),
+        )
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),

@@ -26,7 +26,8 @@ pub struct TestServer {
     pub data_dir: PathBuf,
     /// The controller it talks to (the embedded one on loopback).
     pub controller_url: String,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    /// Dropping it stops the server.
+    pub _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 /// Starts a server with the given settings over sensible test defaults.

@@ -473,6 +473,39 @@ impl Store {
             .collect())
     }
 
+    /// The project's `n` most recently changed events (optionally of one kluster), oldest
+    /// change first.
+    pub async fn events_latest(
+        &self,
+        project: &str,
+        kluster: Option<&str>,
+        n: i64,
+    ) -> Result<Vec<kluster::ProjectEvent>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster
+             FROM events
+             WHERE project_id = ? AND (? IS NULL OR kluster = ?)
+             ORDER BY seq DESC LIMIT ?",
+        )
+        .bind(project)
+        .bind(kluster)
+        .bind(kluster)
+        .bind(n)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out: Vec<kluster::ProjectEvent> = rows
+            .iter()
+            .map(|r| kluster::ProjectEvent {
+                event: event_of(r),
+                id: r.get(6),
+                seq: r.get(7),
+                kluster: r.get(8),
+            })
+            .collect();
+        out.reverse();
+        Ok(out)
+    }
+
     /// The newest event sequence number; changes whenever an event is recorded.
     pub fn latest_seq(&self) -> tokio::sync::watch::Receiver<i64> {
         self.latest.subscribe()
@@ -633,5 +666,7 @@ mod tests {
             1,
             "limit"
         );
+        let newest = s.events_latest("p1", None, 1).await.unwrap();
+        assert_eq!((newest[0].kluster.as_str(), newest[0].seq), ("k", 3));
     }
 }

@@ -1,0 +1,218 @@
+//! The live event stream (`GET /events/stream`) against the real server, the embedded
+//! controller and the real Keystone: events arrive as they happen, one upstream feeds many
+//! browsers, a restart of the server loses nothing (the browser resumes with
+//! `Last-Event-ID`), and a session that ends sends the browser to the login page.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{browser, call, create_kluster, keystone_url, login, user_token, TestServer};
+use reqwest::Client;
+use server::config::Settings;
+
+/// (event type, id, data) of one SSE frame.
+type Frame = (String, String, String);
+
+async fn open(c: &Client, srv: &TestServer, last_id: Option<&str>) -> reqwest::Response {
+    let mut req = c
+        .get(format!("{}/events/stream", srv.base))
+        .header("accept", "text/event-stream");
+    if let Some(id) = last_id {
+        req = req.header("last-event-id", id);
+    }
+    let r = req.send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    assert_eq!(r.headers()["x-accel-buffering"], "no");
+    assert!(
+        r.headers().get("content-encoding").is_none(),
+        "never compressed"
+    );
+    r
+}
+
+/// Reads frames until `done` holds (or fails after 20 s).
+async fn read_until(
+    r: &mut reqwest::Response,
+    buf: &mut String,
+    frames: &mut Vec<Frame>,
+    done: impl Fn(&[Frame]) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done(frames) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let chunk = tokio::time::timeout(left, r.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("stream stalled; frames {frames:?}"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("stream ended; frames {frames:?}"));
+        buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = buf.find("\n\n") {
+            let frame: String = buf.drain(..end + 2).collect();
+            let (mut kind, mut id, mut data) = (String::new(), String::new(), String::new());
+            for line in frame.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    kind = v.trim().into();
+                } else if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().into();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data = v.trim().into();
+                }
+            }
+            if !kind.is_empty() {
+                frames.push((kind, id, data));
+            }
+        }
+    }
+}
+
+fn seqs(frames: &[Frame]) -> Vec<i64> {
+    frames
+        .iter()
+        .filter(|f| f.0 == "kluster-event")
+        .map(|f| f.1.parse().unwrap())
+        .collect()
+}
+
+async fn start(data_dir: &std::path::Path, port: u16) -> TestServer {
+    let s = Settings {
+        site_addr: Some(format!("127.0.0.1:{port}").parse().unwrap()),
+        public_origin: Some(common::ORIGIN.into()),
+        keystone_url: Some(keystone_url()),
+        data_dir: Some(data_dir.to_path_buf()),
+        token_recheck_secs: Some(0),
+        controller_service_password: Some("mission-control-secret".into()),
+        controller_phase_seconds: Some(1.0),
+        ..Default::default()
+    };
+    let config = server::Config::resolve(s).expect("test config");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let running = server::start(config, async {
+        let _ = rx.await;
+    })
+    .await
+    .expect("server starts");
+    TestServer {
+        base: format!("http://{}", running.addr),
+        controller_url: running.controller_url,
+        data_dir: data_dir.to_path_buf(),
+        _stop: tx,
+    }
+}
+
+/// The controller's own record of the project's changes after `after` (the truth).
+async fn truth(srv: &TestServer, after: i64) -> Vec<i64> {
+    let token = user_token("alice", "demo").await;
+    let list: Vec<serde_json::Value> = Client::new()
+        .get(format!(
+            "{}/api/v1/events?after={after}",
+            srv.controller_url
+        ))
+        .header("x-auth-token", token.expose())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    list.iter().map(|e| e["seq"].as_i64().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn events_stream_live_and_a_restart_loses_none() {
+    let dir = std::env::temp_dir().join(format!("mc-live-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let srv = start(&dir, port).await;
+    let anon = browser();
+    let r = anon
+        .get(format!("{}/events/stream", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401, "no session, no stream");
+
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let other = browser();
+    login(&other, &srv, "bob", "demo").await;
+    let (mut a, mut b) = (open(&c, &srv, None).await, open(&other, &srv, None).await);
+    let (mut abuf, mut bbuf, mut af, mut bf) = (String::new(), String::new(), vec![], vec![]);
+    let live = |f: &[Frame]| f.iter().any(|x| x.0 == "live");
+    read_until(&mut a, &mut abuf, &mut af, live).await;
+    read_until(&mut b, &mut bbuf, &mut bf, live).await;
+    let start_seq: i64 = af
+        .iter()
+        .find(|x| x.0 == "live")
+        .unwrap()
+        .2
+        .parse()
+        .unwrap();
+
+    create_kluster(&srv, "alice", r#"{"name":"live","spec":{"nodePools":[{"name":"p","size":2,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
+    let running = |f: &[Frame]| f.iter().any(|x| x.2.contains("\"reason\":\"Running\""));
+    read_until(&mut a, &mut abuf, &mut af, running).await;
+    read_until(&mut b, &mut bbuf, &mut bf, running).await;
+    let first: serde_json::Value =
+        serde_json::from_str(&af.iter().find(|x| x.0 == "kluster-event").unwrap().2).unwrap();
+    assert_eq!(first["kluster"], "live");
+    assert_eq!(first["reason"], "Creating");
+    let got = seqs(&af);
+    assert_eq!(
+        got,
+        seqs(&bf)[..got.len().min(seqs(&bf).len())],
+        "both browsers see the same"
+    );
+    assert_eq!(
+        got,
+        truth(&srv, start_seq).await[..got.len()],
+        "every change, in order"
+    );
+
+    // Restart the server while both stream: the streams end, the browser reconnects with
+    // the last id it saw, and gets everything that happened meanwhile.
+    let last = got.last().unwrap().to_string();
+    drop(srv);
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(_)) = a.chunk().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "streams end on shutdown");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let srv = start(&dir, port).await;
+    // The kluster keeps changing (its nodes come up) before the browser is back.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut again = open(&c, &srv, Some(&last)).await;
+    let (mut buf, mut frames) = (String::new(), vec![]);
+    let expected = truth(&srv, last.parse().unwrap()).await;
+    assert!(
+        !expected.is_empty(),
+        "something happened during the restart"
+    );
+    let want = expected.clone();
+    read_until(&mut again, &mut buf, &mut frames, move |f| {
+        seqs(f).len() >= want.len()
+    })
+    .await;
+    assert_eq!(
+        seqs(&frames)[..expected.len()],
+        expected[..],
+        "no event lost or repeated"
+    );
+
+    // Signing out ends the stream with a pointer to the login page.
+    let r = call(&c, &srv, "logout", &[]).await;
+    assert!(r.status().is_success() || r.status().is_redirection());
+    read_until(&mut again, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| x.0 == "session-ended")
+    })
+    .await;
+    let ended = frames.iter().find(|x| x.0 == "session-ended").unwrap();
+    assert_eq!(ended.2, "/login?error=session_expired");
+    drop(srv);
+    let _ = std::fs::remove_dir_all(dir);
+}

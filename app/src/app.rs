@@ -9,6 +9,7 @@ use leptos_router::{
 
 use crate::pages::{
     create::CreatePage, detail::DetailPage, home::HomePage, login::LoginPage, not_found::NotFound,
+    timeline::TimelinePage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -53,6 +54,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async/>
                 <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/new") view=CreatePage ssr=SsrMode::Async/>
+                <Route path=path!("/timeline") view=TimelinePage ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/:name") view=DetailPage ssr=SsrMode::Async/>
             </Routes>
         </Router>

@@ -51,8 +51,17 @@ pub enum Upstream {
     Paused,
 }
 
+/// What a feed carries.
+#[derive(Clone, Debug)]
+enum Item {
+    /// An event (new or aggregated).
+    Event(Arc<ProjectEvent>),
+    /// A kluster's stored state changed (empty name: any may have).
+    Changed(Arc<str>),
+}
+
 struct Feed {
-    tx: broadcast::Sender<Arc<ProjectEvent>>,
+    tx: broadcast::Sender<Item>,
     status: watch::Sender<Upstream>,
     /// Tokens of the browsers subscribed, by client id; the upstream uses one of them.
     tokens: Mutex<HashMap<u64, keystone::TokenSecret>>,
@@ -243,21 +252,18 @@ async fn upstream(hub: Arc<Hub>, project: String, feed: Arc<Feed>) {
                 buf.push_str(&String::from_utf8_lossy(&chunk));
                 while let Some(end) = buf.find("\n\n") {
                     let frame: String = buf.drain(..end + 2).collect();
-                    let (mut kind, mut data) = ("", String::new());
+                    let (mut kind, mut data) = (String::new(), String::new());
                     for line in frame.lines() {
                         if let Some(v) = line.strip_prefix("event:") {
-                            kind = if v.trim() == "ready" {
-                                "ready"
-                            } else if v.trim() == "event" {
-                                "event"
-                            } else {
-                                "other"
-                            };
+                            kind = v.trim().to_string();
                         } else if let Some(v) = line.strip_prefix("data:") {
                             data.push_str(v.trim_start());
                         }
                     }
-                    match kind {
+                    match kind.as_str() {
+                        "kluster" => {
+                            let _ = feed.tx.send(Item::Changed(data.trim().into()));
+                        }
                         "ready" => {
                             let from = data.trim().parse().unwrap_or(0);
                             last.get_or_insert(from);
@@ -267,7 +273,7 @@ async fn upstream(hub: Arc<Hub>, project: String, feed: Arc<Feed>) {
                         "event" => {
                             if let Ok(e) = serde_json::from_str::<ProjectEvent>(&data) {
                                 last = Some(e.seq);
-                                let _ = feed.tx.send(Arc::new(e));
+                                let _ = feed.tx.send(Item::Event(Arc::new(e)));
                             }
                         }
                         _ => {}
@@ -342,12 +348,13 @@ async fn poll(
                 }
                 seq += 1;
                 *last = Some(seq);
-                let _ = feed.tx.send(Arc::new(ProjectEvent {
+                let _ = feed.tx.send(Item::Changed(k.name.as_str().into()));
+                let _ = feed.tx.send(Item::Event(Arc::new(ProjectEvent {
                     id,
                     seq,
                     kluster: k.name.clone(),
                     event: e,
-                }));
+                })));
             }
         }
         if first {
@@ -496,7 +503,15 @@ pub async fn stream(
         loop {
             tokio::select! {
                 r = rx.recv() => match r {
-                    Ok(e) => {
+                    Ok(Item::Changed(name)) => {
+                        if kluster.as_deref().is_none_or(|k| name.is_empty() || *k == *name) {
+                            let hint = SseEvent::default().event("kluster-changed").data(name.to_string());
+                            if send(hint).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Ok(Item::Event(e)) => {
                         if e.seq > last && wanted(&e) {
                             last = e.seq;
                             if send(sse_event(&e)).await.is_err() {

@@ -44,6 +44,8 @@ pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl In
                 <p role="status" aria-live="polite" class="text-sm text-red-700 dark:text-red-400">
                     {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
                 </p>
+                <a href="/timeline" class="text-sm text-sky-700 underline dark:text-sky-400">"Timeline"</a>
+                <crate::components::live::LiveBadge/>
                 <div class="ml-auto flex items-center gap-4 text-sm">
                     <span>
                         <span id="whoami" class="font-medium">{info.user_name.clone()} "@" {info.user_domain.clone()}</span>

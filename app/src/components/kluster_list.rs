@@ -28,7 +28,15 @@ fn pools(k: &KlusterRow) -> String {
 /// `admin` shows the create button.
 #[component]
 pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
-    let klusters = Resource::new(|| (), |_| list_klusters());
+    // Live: refetch (debounced) when any kluster of the project has news.
+    let live = crate::components::live::use_live();
+    let changes = live.map(|l| l.changes(None, 700));
+    Effect::new(move |_| {
+        if let Some(l) = live {
+            l.start(None);
+        }
+    });
+    let klusters = Resource::new(move || changes.map(|c| c.get()), |_| list_klusters());
     view! {
         <section aria-labelledby="klusters-heading">
             <div class="flex flex-wrap items-center justify-between gap-2">

@@ -17,6 +17,7 @@ where
     F: Fn(SessionInfo) -> V + Clone + Send + Sync + 'static,
     V: IntoView + 'static,
 {
+    crate::components::live::provide_live();
     let switch = ServerAction::<SwitchProject>::new();
     let info = Resource::new(move || switch.version().get(), |_| current_session());
     view! {

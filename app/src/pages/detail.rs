@@ -1,8 +1,6 @@
 //! One kluster: spec, status, pools (with scaling for admins), events with next steps, the
 //! setup command, the kubeconfig download, and deletion behind a typed confirmation.
 
-use std::time::Duration;
-
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -28,19 +26,23 @@ fn Detail(name: String) -> impl IntoView {
     let scale = ServerAction::<ScalePool>::new();
     let delete = ServerAction::<DeleteKluster>::new();
     let edit = ServerAction::<EditKluster>::new();
-    // Until the live timeline lands: a quiet refresh every 5 s in the browser only.
-    let tick = RwSignal::new(0u32);
+    // Live: refetch (debounced) when the kluster has news on the page's event stream.
+    let live = crate::components::live::use_live();
+    let changes = live.map(|l| l.changes(Some(name.clone()), 500));
     Effect::new(move |_| {
-        if let Ok(h) = set_interval_with_handle(
-            move || tick.update(|t| *t = t.wrapping_add(1)),
-            Duration::from_secs(5),
-        ) {
-            on_cleanup(move || h.clear());
+        if let Some(l) = live {
+            l.start(None);
         }
     });
     let key = name.clone();
     let detail = Resource::new(
-        move || (scale.version().get(), edit.version().get(), tick.get()),
+        move || {
+            (
+                scale.version().get(),
+                edit.version().get(),
+                changes.map(|c| c.get()),
+            )
+        },
         move |_| get_kluster_detail(key.clone()),
     );
     // A plain form post that failed comes back with an error code (never free text).

@@ -5,3 +5,4 @@ pub mod detail;
 pub mod home;
 pub mod login;
 pub mod not_found;
+pub mod timeline;

@@ -283,6 +283,20 @@ async fn the_event_stream_pushes_changes_and_resumes_after_the_last_id() {
         .await
         .unwrap();
     assert_eq!(listed[0]["seq"], json!(ids[1]), "{listed}");
+    let newest: Value = http
+        .get(format!("{base}/events?last=1"))
+        .header("x-auth-token", &bob)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(newest.as_array().map(Vec::len), Some(1));
+    assert!(
+        newest[0]["seq"].as_i64() >= Some(*ids.last().unwrap()),
+        "{newest}"
+    );
     let bad = http
         .get(format!("{base}/events/stream"))
         .header("x-auth-token", &bob)

@@ -155,6 +155,16 @@ pub async fn terminate(
     if terminating.is_none() {
         return Err(ApiError::not_found(&name));
     }
+    // The phase change is the API's, so the event is too (deorbit reports the rest).
+    st.store
+        .record_event(
+            &who.account,
+            &name,
+            "Normal",
+            "Terminating",
+            &format!("Kluster {name} is terminating"),
+        )
+        .await?;
     tracing::info!(
         kluster = name,
         project = who.account,

@@ -53,6 +53,8 @@ pub struct EventQuery {
     kluster: Option<String>,
     /// At most this many (list only; 1–500, default 500).
     limit: Option<i64>,
+    /// List only: the newest this many (1–500) instead of those after `after`.
+    last: Option<i64>,
 }
 
 fn bad_query(e: axum::extract::rejection::QueryRejection) -> ApiError {
@@ -70,21 +72,30 @@ pub async fn list(
 ) -> Result<Json<Vec<ProjectEvent>>, ApiError> {
     let who = caller.allow(&st, "GetClusterEvents")?;
     let Query(q) = query.map_err(bad_query)?;
-    let limit = q.limit.unwrap_or(PAGE).clamp(1, PAGE);
-    let events = st
-        .store
-        .events_since(
-            &who.account,
-            q.kluster.as_deref(),
-            q.after.unwrap_or(0),
-            limit,
-        )
-        .await?;
+    let events = match q.last {
+        Some(n) => {
+            st.store
+                .events_latest(&who.account, q.kluster.as_deref(), n.clamp(1, PAGE))
+                .await?
+        }
+        None => {
+            let limit = q.limit.unwrap_or(PAGE).clamp(1, PAGE);
+            st.store
+                .events_since(
+                    &who.account,
+                    q.kluster.as_deref(),
+                    q.after.unwrap_or(0),
+                    limit,
+                )
+                .await?
+        }
+    };
     Ok(Json(events))
 }
 
 /// `GET /api/v1/events/stream`: Server-Sent Events, one `event` per change with
-/// `id:` = its sequence number; resumes after `Last-Event-ID` (or `?after=`); comments
+/// `id:` = its sequence number, and an `event: kluster` hint (data: its name; empty: any)
+/// whenever a kluster's stored state changes; resumes after `Last-Event-ID` (or `?after=`); comments
 /// keep it alive every 15 s. When the caller's token stops being valid the stream sends
 /// `event: unauthorized` and ends; on shutdown it ends.
 pub async fn stream(
@@ -128,7 +139,9 @@ pub async fn stream(
         .retry(RETRY)
         .event("ready")
         .data(after.to_string());
+    let changes = st.store.kluster_changes();
     let reader = Reader {
+        changes,
         st,
         project: who.account,
         kluster: q.kluster,
@@ -143,6 +156,7 @@ pub async fn stream(
 }
 
 struct Reader {
+    changes: tokio::sync::broadcast::Receiver<(String, String)>,
     st: ApiState,
     project: String,
     kluster: Option<String>,
@@ -186,6 +200,20 @@ impl Reader {
             let stop = self.st.stop.signal();
             tokio::select! {
                 changed = self.latest.changed() => if changed.is_err() { return None },
+                hint = self.changes.recv() => {
+                    use tokio::sync::broadcast::error::RecvError;
+                    let name = match hint {
+                        Ok((p, name)) if p == self.project => name,
+                        Ok(_) => continue,
+                        Err(RecvError::Lagged(_)) => String::new(), // anything may have changed
+                        Err(RecvError::Closed) => return None,
+                    };
+                    if self.kluster.as_deref().is_some_and(|k| !name.is_empty() && k != name) {
+                        continue;
+                    }
+                    let hint = SseEvent::default().event("kluster").data(name);
+                    return Some((vec![Ok(hint)], self));
+                }
                 _ = tokio::time::sleep_until(recheck) => {
                     recheck = tokio::time::Instant::now() + RECHECK;
                     if let Err(e) = self.st.validator.principal(Some(&self.token)).await {

@@ -103,6 +103,8 @@ pub struct Store {
     pool: SqlitePool,
     /// The newest event sequence number, for streams to wait on.
     latest: std::sync::Arc<tokio::sync::watch::Sender<i64>>,
+    /// (project, kluster) of every stored change to a kluster, for streams' hints.
+    changed: tokio::sync::broadcast::Sender<(String, String)>,
 }
 
 impl Store {
@@ -123,6 +125,7 @@ impl Store {
         let mut store = Store {
             pool,
             latest: std::sync::Arc::new(tokio::sync::watch::Sender::new(0)),
+            changed: tokio::sync::broadcast::channel(1024).0,
         };
         store.migrate().await?;
         let latest: i64 = sqlx::query("SELECT COALESCE(MAX(seq), 0) FROM events")
@@ -214,6 +217,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.touch(project, &k.kluster.name);
         Ok(())
     }
 
@@ -250,6 +254,7 @@ impl Store {
         .bind(&k.name)
         .execute(&self.pool)
         .await?;
+        self.touch(project, &k.name);
         Ok(res.rows_affected() == 1)
     }
 
@@ -300,6 +305,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        self.touch(project, name);
         Ok(Some(Ok(k)))
     }
 
@@ -342,6 +348,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.touch(project, name);
         Ok(res.rows_affected() == 1)
     }
 
@@ -504,6 +511,16 @@ impl Store {
             .collect();
         out.reverse();
         Ok(out)
+    }
+
+    /// (project, kluster) of each change to a stored kluster from now on (creation, spec or
+    /// status change, removal); a lagging reader should assume everything changed.
+    pub fn kluster_changes(&self) -> tokio::sync::broadcast::Receiver<(String, String)> {
+        self.changed.subscribe()
+    }
+
+    fn touch(&self, project: &str, name: &str) {
+        let _ = self.changed.send((project.to_string(), name.to_string()));
     }
 
     /// The newest event sequence number; changes whenever an event is recorded.

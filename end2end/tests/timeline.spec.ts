@@ -1,0 +1,64 @@
+// The live timeline: events pushed over SSE appear without a reload, warnings carry the next
+// step, filters work, and the kluster list updates itself. Runs in project "staging" so its
+// quota-busting kluster does not starve the other tests.
+import { expect, test, type Page } from "@playwright/test";
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
+
+async function signIn(page: Page, project: string) {
+  await page.goto("/login");
+  await page.waitForSelector("body[data-hydrated]");
+  await page.getByLabel("User name").fill("alice");
+  await page.getByLabel("Password").fill("alice-secret");
+  await page.getByLabel("User domain").fill("demo");
+  await page.getByLabel("Project", { exact: true }).fill(project);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+test("quota errors arrive live with the next step, and the list follows by itself", async ({ page, browser }) => {
+  test.setTimeout(90_000);
+  await signIn(page, "staging");
+  await page.waitForSelector("body[data-hydrated]");
+  await expect(page.getByText("● Live")).toBeVisible({ timeout: 15_000 });
+
+  // Another browser creates a kluster that needs more than the quota.
+  const other = await browser.newPage();
+  await signIn(other, "staging");
+  await other.goto("/klusters/new");
+  await other.waitForSelector("body[data-hydrated]");
+  const name = `quota-${Date.now().toString(36).slice(-5)}`;
+  await other.getByLabel("Kluster name").fill(name);
+  await other.getByLabel("Nodes").fill("12");
+  await expect(other.locator("#quota-summary")).toContainText("It does not fit");
+  await other.getByRole("button", { name: "Create kluster" }).click();
+  await expect(other).toHaveURL(new RegExp(`/klusters/${name}$`));
+
+  // The list shows it without a reload.
+  await expect(page.getByRole("link", { name })).toBeVisible({ timeout: 15_000 });
+
+  await page.goto("/timeline");
+  await page.waitForSelector("body[data-hydrated]");
+  await expect(page.getByText("● Live")).toBeVisible({ timeout: 15_000 });
+  const warning = page.locator('#timeline li[data-kind="Warning"]', { hasText: "FailedCreateNode" }).first();
+  await expect(warning).toBeVisible({ timeout: 30_000 });
+  await expect(warning).toContainText("Quota exceeded for instances");
+  await expect(warning).toContainText("ask your cloud admin for more quota");
+  await expect(warning).toContainText(/s ago|min ago/);
+  await shot(page, "timeline");
+
+  // Filters: only warnings, then only this kluster's text.
+  await page.getByLabel("Type").selectOption("Warning");
+  await expect(page.locator('#timeline li[data-kind="Normal"]')).toHaveCount(0);
+  await page.getByLabel("Search").fill("no such text anywhere");
+  await expect(page.locator("#timeline li")).toHaveCount(0);
+  await page.getByLabel("Search").fill("");
+  await page.getByLabel("Type").selectOption("");
+
+  // New events keep arriving: deleting it shows up live.
+  await other.getByText("Delete this kluster…").click();
+  await other.getByLabel(/Type .* to confirm/).fill(name);
+  await other.getByRole("button", { name: "Delete kluster" }).click();
+  await expect(page.locator("#timeline li", { hasText: `Kluster ${name} is terminating` })).toBeVisible({ timeout: 15_000 });
+});

@@ -505,7 +505,7 @@ pub async fn stream(
                 r = rx.recv() => match r {
                     Ok(Item::Changed(name)) => {
                         if kluster.as_deref().is_none_or(|k| name.is_empty() || *k == *name) {
-                            let hint = SseEvent::default().event("kluster-changed").data(name.to_string());
+                            let hint = SseEvent::default().event("kluster-changed").data(&*name);
                             if send(hint).await.is_err() {
                                 return;
                             }

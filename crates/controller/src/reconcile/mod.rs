@@ -178,11 +178,22 @@ impl Reconciler {
         reason: &str,
         message: &str,
     ) -> Result<(), StoreError> {
-        self.store
-            .record_event(project, k, kind, reason, message)
+        let (_, count) = self
+            .store
+            .record_event_counted(project, k, kind, reason, message)
             .await?;
         let controller = controller_of(reason);
-        if kind == "Warning" {
+        if count > 1 {
+            // A repeat (aggregated): the first occurrence was logged.
+            tracing::debug!(
+                controller,
+                kluster = k,
+                project,
+                reason,
+                count,
+                "event repeated"
+            );
+        } else if kind == "Warning" {
             tracing::warn!(controller, kluster = k, project, reason, message, "event");
         } else {
             tracing::info!(controller, kluster = k, project, reason, message, "event");

@@ -384,6 +384,20 @@ impl Store {
         reason: &str,
         message: &str,
     ) -> Result<i64, StoreError> {
+        self.record_event_counted(project, kluster, kind, reason, message)
+            .await
+            .map(|(id, _)| id)
+    }
+
+    /// [`Store::record_event`], also returning the event's count (1: new).
+    pub async fn record_event_counted(
+        &self,
+        project: &str,
+        kluster: &str,
+        kind: &str,
+        reason: &str,
+        message: &str,
+    ) -> Result<(i64, i64), StoreError> {
         // Single statements, so concurrent writers cannot hand out one sequence number twice.
         let bumped = sqlx::query(
             "UPDATE events SET count = count + 1,
@@ -392,7 +406,7 @@ impl Store {
              WHERE id = (SELECT id FROM events
                          WHERE project_id = ? AND kluster = ? AND type = ? AND reason = ? AND message = ?
                          ORDER BY id DESC LIMIT 1)
-             RETURNING id, seq",
+             RETURNING id, seq, count",
         )
         .bind(project)
         .bind(kluster)
@@ -408,7 +422,7 @@ impl Store {
                     "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq)
                      VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), strftime('%Y-%m-%dT%H:%M:%SZ','now'),
                              (SELECT COALESCE(MAX(seq), 0) + 1 FROM events))
-                     RETURNING id, seq",
+                     RETURNING id, seq, count",
                 )
                 .bind(project)
                 .bind(kluster)
@@ -419,7 +433,7 @@ impl Store {
                 .await?
             }
         };
-        let (id, seq): (i64, i64) = (row.get(0), row.get(1));
+        let (id, seq, count): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
         self.latest.send_if_modified(|latest| {
             let newer = seq > *latest;
             if newer {
@@ -427,7 +441,7 @@ impl Store {
             }
             newer
         });
-        Ok(id)
+        Ok((id, count))
     }
 
     /// A kluster's events, oldest first, in the Kubernikus `Event` shape.

@@ -1,0 +1,261 @@
+//! Benchmark: the live event stream's fan-out, on loopback, against the real server binary
+//! (its own process, so its RSS is its own) with the embedded controller and the local
+//! Keystone.
+//!
+//! 1. 1,000 browsers stream one project; 20 times a kluster is deleted and the time from
+//!    the delete request to each browser receiving its `Terminating` event is recorded
+//!    (p50, p99).
+//! 2. The browsers are raised to `SSE_CLIENTS` (default 10,000): the server's RSS before
+//!    and after gives the memory per stream, and one more event's delivery to all of them
+//!    is timed.
+//!
+//! Run: `scripts/keystone.sh start && source .state/keystone-5000/demo.env &&
+//!       cargo bench -p server --bench sse_fanout` (needs ~2 file descriptors per client
+//! across the two processes: `ulimit -n` ≥ 10,500).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+/// Per client: when it saw each marker (kluster name → instant).
+type Seen = Arc<Mutex<Vec<(String, Instant)>>>;
+
+/// Opens one SSE stream with the session cookie and records every `Terminating` it sees.
+async fn client(addr: String, cookie: String, seen: Seen) -> Result<(), String> {
+    let mut s = TcpStream::connect(&addr).await.map_err(|e| e.to_string())?;
+    let req = format!(
+        "GET /events/stream HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n"
+    );
+    s.write_all(req.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut buf = vec![0u8; 8192];
+    let mut text = String::new();
+    let mut ready = false;
+    loop {
+        let n = s.read(&mut buf).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Ok(());
+        }
+        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+        if !ready && text.contains("event: live") {
+            ready = true;
+            seen.lock().await.push(("<live>".into(), Instant::now()));
+        }
+        while let Some(i) = text.find(" is terminating") {
+            let start = text[..i].rfind("Kluster ").map_or(i, |s| s + 8);
+            let name = text[start..i].to_string();
+            seen.lock().await.push((name, Instant::now()));
+            text.drain(..i + 15);
+        }
+        if text.len() > 65536 {
+            text.clear();
+        }
+    }
+}
+
+async fn wait_all(seen: &[Seen], marker: &str, deadline: Duration) -> Vec<Instant> {
+    let end = Instant::now() + deadline;
+    loop {
+        let mut got = Vec::with_capacity(seen.len());
+        for s in seen {
+            if let Some((_, t)) = s.lock().await.iter().find(|(m, _)| m == marker) {
+                got.push(*t);
+            }
+        }
+        if got.len() == seen.len() || Instant::now() > end {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn connect_many(addr: &str, cookie: &str, n: usize, seen: &mut Vec<Seen>) {
+    let start = seen.len();
+    for _ in 0..n {
+        let s: Seen = Arc::default();
+        seen.push(s.clone());
+        let (a, c) = (addr.to_string(), cookie.to_string());
+        tokio::spawn(async move {
+            if let Err(e) = client(a, c, s).await {
+                eprintln!("client: {e}");
+            }
+        });
+        if seen.len().is_multiple_of(200) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let live = wait_all(&seen[start..], "<live>", Duration::from_secs(120)).await;
+    println!("  {} of {n} new streams live", live.len());
+}
+
+#[tokio::main]
+async fn main() {
+    let keystone = std::env::var("MC_TEST_KEYSTONE_URL")
+        .unwrap_or_else(|_| "http://127.0.0.1:5000/v3".to_string());
+    let total: usize = std::env::var("SSE_CLIENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("free port");
+        l.local_addr().expect("addr").port()
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let data = std::env::temp_dir().join(format!("mc-bench-sse-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_mission-control"))
+        .env("MC_SITE_ADDR", &addr)
+        .env("MC_PUBLIC_ORIGIN", format!("http://{addr}"))
+        .env("MC_KEYSTONE_URL", &keystone)
+        .env("MC_DATA_DIR", &data)
+        .env("MC_CONTROLLER_PHASE_SECONDS", "1")
+        .env("MC_CONTROLLER_SERVICE_PASSWORD", "mission-control-secret")
+        .env("MC_LOGIN_FAILURES_PER_CLIENT", "100000")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("server binary starts");
+    let pid = server.id();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    for _ in 0..100 {
+        if http
+            .get(format!("http://{addr}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let r = http
+        .post(format!("http://{addr}/api/login"))
+        .header("sec-fetch-site", "same-origin")
+        .header("accept", "application/json")
+        .form(&[
+            ("user_name", "alice"),
+            ("password", "alice-secret"),
+            ("user_domain", "demo"),
+            ("project", "demo"),
+        ])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(
+        r.status(),
+        200,
+        "login failed: is the local Keystone running?"
+    );
+    let cookie = r
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("session cookie")
+        .to_string();
+    let call = |name: &'static str, form: Vec<(&'static str, String)>| {
+        let (http, addr, cookie) = (http.clone(), addr.clone(), cookie.clone());
+        async move {
+            let r = http
+                .post(format!("http://{addr}/api/{name}"))
+                .header("sec-fetch-site", "same-origin")
+                .header("accept", "application/json")
+                .header("cookie", cookie)
+                .form(&form)
+                .send()
+                .await
+                .expect("server fn");
+            assert!(
+                r.status().is_success() || r.status().is_redirection(),
+                "{name}: {}",
+                r.text().await.unwrap_or_default()
+            );
+        }
+    };
+    let create = |k: String| {
+        call(
+            "create_kluster",
+            vec![
+                ("form[name]", k),
+                ("form[pools][0][name]", "p".into()),
+                ("form[pools][0][flavor]", "m1.small".into()),
+                ("form[pools][0][availability_zone]", "az-a".into()),
+                ("form[pools][0][size]", "0".into()),
+            ],
+        )
+    };
+    let delete = |k: String| call("delete_kluster", vec![("name", k.clone()), ("confirm", k)]);
+
+    let base_rss = rss_kib(pid);
+    let mut seen: Vec<Seen> = Vec::new();
+    println!("connecting 1,000 streams");
+    connect_many(&addr, &cookie, 1000, &mut seen).await;
+
+    let mut latencies = Vec::new();
+    for round in 0..20 {
+        let k = format!("bench-{round}");
+        create(k.clone()).await;
+        let t0 = Instant::now();
+        delete(k.clone()).await;
+        for t in wait_all(&seen, &k, Duration::from_secs(20)).await {
+            latencies.push(t.duration_since(t0));
+        }
+    }
+    latencies.sort();
+    println!(
+        "event latency (delete request → Terminating event at the browser), 1,000 streams: n={} p50={:.1} ms p99={:.1} ms",
+        latencies.len(),
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99)
+    );
+
+    println!("raising to {total} streams");
+    connect_many(&addr, &cookie, total.saturating_sub(1000), &mut seen).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss = rss_kib(pid);
+    let k = "bench-all".to_string();
+    create(k.clone()).await;
+    let t0 = Instant::now();
+    delete(k.clone()).await;
+    let got = wait_all(&seen, &k, Duration::from_secs(60)).await;
+    let last = got
+        .iter()
+        .max()
+        .map(|t| t.duration_since(t0))
+        .unwrap_or_default();
+    println!(
+        "{} streams: server RSS {} MiB (was {} MiB with none): {:.1} KB per stream; one event reached {} of them, the last after {:.0} ms",
+        seen.len(),
+        rss / 1024,
+        base_rss / 1024,
+        (rss.saturating_sub(base_rss)) as f64 * 1.024 / seen.len() as f64,
+        got.len(),
+        last.as_secs_f64() * 1e3
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&data);
+}

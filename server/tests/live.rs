@@ -216,3 +216,83 @@ async fn events_stream_live_and_a_restart_loses_none() {
     drop(srv);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themselves() {
+    let dir = std::env::temp_dir().join(format!("mc-live-down-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    // A standalone controller the test can stop and start again (same store).
+    let controller = |stop: tokio::sync::oneshot::Receiver<()>| {
+        let config = controller::run::ControllerConfig {
+            listen: format!("127.0.0.1:{port}").parse().unwrap(),
+            keystone_url: keystone_url(),
+            service: controller::auth::ServiceCredentials {
+                user_name: "mission-control".into(),
+                password: "mission-control-secret".into(),
+                user_domain: "Default".into(),
+                project: "service".into(),
+                project_domain: "Default".into(),
+            },
+            db_path: dir.join("controller.db"),
+            policy_file: None,
+            token_cache: Duration::from_secs(60),
+            settings: Default::default(),
+            ca_key: controller::pki::SealKey([3; 32]),
+            pace: controller::run::Pace::scaled(Duration::from_secs(1)),
+        };
+        async move {
+            controller::run::start(config, async {
+                let _ = stop.await;
+            })
+            .await
+            .expect("controller starts")
+        }
+    };
+    let (stop1, rx1) = tokio::sync::oneshot::channel();
+    let first = controller(rx1).await;
+    let srv = common::spawn(|s| {
+        s.controller_url = Some(format!("http://127.0.0.1:{port}"));
+    })
+    .await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let mut r = open(&c, &srv, None).await;
+    let (mut buf, mut frames) = (String::new(), vec![]);
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| x.0 == "live")
+    })
+    .await;
+
+    let _ = stop1.send(());
+    first.task.await.unwrap().unwrap();
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| x.0 == "paused")
+    })
+    .await;
+
+    let (_stop2, rx2) = tokio::sync::oneshot::channel();
+    let _second = controller(rx2).await;
+    let lives = |f: &[Frame]| f.iter().filter(|x| x.0 == "live").count();
+    read_until(&mut r, &mut buf, &mut frames, move |f| lives(f) >= 2).await;
+    // And events flow again.
+    let token = user_token("alice", "demo").await;
+    let created = Client::new()
+        .post(format!("http://127.0.0.1:{port}/api/v1/clusters"))
+        .header("x-auth-token", token.expose())
+        .body(r#"{"name":"back","spec":{}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter()
+            .any(|x| x.0 == "kluster-event" && x.2.contains("\"kluster\":\"back\""))
+    })
+    .await;
+    drop(srv);
+    let _ = std::fs::remove_dir_all(dir);
+}

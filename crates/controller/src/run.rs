@@ -145,6 +145,12 @@ pub enum StartError {
         /// What is wrong.
         message: String,
     },
+    /// The saved simulated cloud cannot be read.
+    #[error("simulated cloud: {message}")]
+    Cloud {
+        /// What is wrong.
+        message: String,
+    },
     /// The address cannot be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -225,10 +231,14 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
-        cloud: Arc::new(crate::cloud::sim::SimCloud::new(
-            config.pace.sim,
-            crate::cloud::sim::Clock::real(),
-        )),
+        cloud: Arc::new(
+            crate::cloud::sim::SimCloud::persistent(
+                config.pace.sim,
+                crate::cloud::sim::Clock::real(),
+                &config.db_path.with_extension("cloud.json"),
+            )
+            .map_err(|message| StartError::Cloud { message })?,
+        ),
         stop: shutdown.clone(),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");

@@ -335,3 +335,92 @@ async fn the_event_stream_pushes_changes_and_resumes_after_the_last_id() {
     assert!(t0.elapsed() < Duration::from_secs(5));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn a_restarted_controller_finds_its_servers_in_the_saved_cloud_and_adds_none() {
+    let dir = std::env::temp_dir().join(format!("mc-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = ControllerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        keystone_url: url(),
+        service: service("mission-control-secret"),
+        db_path: dir.join("controller.db"),
+        policy_file: None,
+        token_cache: Duration::from_secs(60),
+        settings: Default::default(),
+        ca_key: SealKey([9; 32]),
+        pace: controller::run::Pace {
+            reconcile_every: Duration::from_millis(100),
+            ..controller::run::Pace::scaled(Duration::from_secs(1))
+        },
+    };
+    let http = reqwest::Client::new();
+    let alice = token("alice", "demo").await;
+    let servers = |base: String| {
+        let (http, alice) = (http.clone(), alice.clone());
+        async move {
+            let mut left: Vec<String> = http
+                .get(format!("{base}/api/v1/simulator/debris/again"))
+                .header("x-auth-token", &alice)
+                .send()
+                .await
+                .unwrap()
+                .json::<Vec<String>>()
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|d| d.starts_with("server "))
+                .collect();
+            left.sort();
+            left
+        }
+    };
+
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let first = start(config.clone(), async {
+        let _ = stopped.await;
+    })
+    .await
+    .unwrap();
+    let base = format!("http://{}", first.addr);
+    let r = http
+        .post(format!("{base}/api/v1/clusters"))
+        .header("x-auth-token", &alice)
+        .body(kluster("again", None))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    wait_for(
+        &http,
+        &format!("{base}/api/v1/clusters/again"),
+        &alice,
+        "healthy nodes",
+        |_, v| v["status"]["nodePools"][0]["healthy"] == 2,
+    )
+    .await;
+    let before = servers(base.clone()).await;
+    assert_eq!(before.len(), 2, "{before:?}");
+    let _ = stop.send(());
+    first.task.await.unwrap().unwrap();
+
+    // The process is gone; the (simulated) cloud is not: a new process finds the servers.
+    let second = start(config, std::future::pending()).await.unwrap();
+    let base = format!("http://{}", second.addr);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        servers(base.clone()).await,
+        before,
+        "the same servers, none added"
+    );
+    let k = wait_for(
+        &http,
+        &format!("{base}/api/v1/clusters/again"),
+        &alice,
+        "the kluster as before",
+        |_, v| v["status"]["nodePools"][0]["healthy"] == 2,
+    )
+    .await;
+    assert_eq!(k["status"]["phase"], "Running");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -70,7 +70,9 @@ pub struct Server {
 }
 
 /// Kinds of cloud resources a running cluster creates by itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ResourceKind {
     /// A Cinder volume bound to a persistent volume claim.
     Volume,

@@ -35,16 +35,16 @@ pub const IMAGES: &[&str] = &["flatcar-stable-amd64", "ubuntu-24.04-amd64"];
 /// Where the simulation's time comes from.
 #[derive(Clone, Debug)]
 pub enum Clock {
-    /// Wall-clock time since the simulator started.
-    Real(std::time::Instant),
+    /// Wall-clock time (since the Unix epoch, so a saved simulation resumes correctly).
+    Real,
     /// Time that moves only when a test advances it.
     Manual(Arc<Mutex<Duration>>),
 }
 
 impl Clock {
-    /// Real time, starting now.
+    /// Wall-clock time.
     pub fn real() -> Clock {
-        Clock::Real(std::time::Instant::now())
+        Clock::Real
     }
 
     /// A manual clock at zero.
@@ -55,7 +55,9 @@ impl Clock {
     /// Time since the start.
     pub fn now(&self) -> Duration {
         match self {
-            Clock::Real(start) => start.elapsed(),
+            Clock::Real => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default(),
             Clock::Manual(t) => *lock(t),
         }
     }
@@ -145,7 +147,7 @@ pub struct SimProject {
     pub limits: Limits,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct SimServer {
     id: String,
     name: String,
@@ -160,7 +162,7 @@ struct SimServer {
     deleted: Option<Duration>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct SimResource {
     id: String,
     kluster: String,
@@ -169,8 +171,11 @@ struct SimResource {
     deleted: Option<Duration>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct ProjectState {
+    /// Changed since the last save.
+    #[serde(skip)]
+    dirty: bool,
     servers: Vec<SimServer>,
     resources: Vec<SimResource>,
     /// Klusters whose workloads have created their volume and load balancer.
@@ -179,9 +184,11 @@ struct ProjectState {
     limits: Limits,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
     projects: HashMap<String, ProjectState>,
+    #[serde(default)]
+    next_id: u64,
 }
 
 /// The simulated cloud (the embedded default).
@@ -191,6 +198,8 @@ pub struct SimCloud {
     clock: Clock,
     state: Arc<Mutex<State>>,
     ids: Arc<std::sync::atomic::AtomicU64>,
+    /// Where the simulation is saved after every change (`None`: memory only).
+    file: Option<Arc<std::path::PathBuf>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -206,6 +215,55 @@ impl SimCloud {
             clock,
             state: Arc::default(),
             ids: Arc::default(),
+            file: None,
+        }
+    }
+
+    /// A simulated region saved to `path` after every change and resumed from it: like a
+    /// real cloud, it outlives the controller process.
+    pub fn persistent(
+        config: SimConfig,
+        clock: Clock,
+        path: &std::path::Path,
+    ) -> Result<SimCloud, String> {
+        let mut sim = SimCloud::new(config, clock);
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let st: State = serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                sim.ids
+                    .store(st.next_id, std::sync::atomic::Ordering::Relaxed);
+                sim.state = Arc::new(Mutex::new(st));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+        sim.file = Some(Arc::new(path.to_path_buf()));
+        Ok(sim)
+    }
+
+    /// Saves the state if a project changed (and there is a file); a failure is logged.
+    fn finish(&self, st: &mut State) {
+        let mut dirty = false;
+        for p in st.projects.values_mut() {
+            dirty |= std::mem::take(&mut p.dirty);
+        }
+        if dirty {
+            self.save(st);
+        }
+    }
+
+    /// Writes the state to the file, if there is one (a failure is logged, not fatal).
+    fn save(&self, st: &mut State) {
+        let Some(path) = &self.file else { return };
+        st.next_id = self.ids.load(std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension("tmp");
+        let written = serde_json::to_vec(st)
+            .map_err(|e| e.to_string())
+            .and_then(|b| std::fs::write(&tmp, b).map_err(|e| e.to_string()))
+            .and_then(|()| std::fs::rename(&tmp, path.as_path()).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            tracing::warn!(path = %path.display(), error = e, "could not save the simulated cloud");
         }
     }
 
@@ -278,19 +336,24 @@ impl SimCloud {
         let p = self.entry(&mut st, project);
         p.faults = settings.faults;
         p.limits = settings.limits;
+        p.dirty = true;
+        self.finish(&mut st);
     }
 
     /// Cordons or uncordons the node of the server named `name`; false if there is none.
     pub fn cordon(&self, project: &str, name: &str, cordoned: bool) -> bool {
         let mut st = lock(&self.state);
         let p = self.entry(&mut st, project);
-        match p.servers.iter_mut().find(|s| s.name == name) {
+        let found = match p.servers.iter_mut().find(|s| s.name == name) {
             Some(s) => {
                 s.cordoned = cordoned;
                 true
             }
             None => false,
-        }
+        };
+        p.dirty |= found;
+        self.finish(&mut st);
+        found
     }
 
     /// What is left in the cloud of `kluster`: server names and resource names, including
@@ -300,7 +363,8 @@ impl SimCloud {
         let mut st = lock(&self.state);
         let p = self.entry(&mut st, project);
         self.settle(p, now);
-        p.servers
+        let left = p
+            .servers
             .iter()
             .filter(|s| s.kluster == kluster)
             .map(|s| format!("server {}", s.name))
@@ -310,13 +374,16 @@ impl SimCloud {
                     .filter(|r| r.kluster == kluster)
                     .map(|r| format!("{:?} {}", r.kind, r.name)),
             )
-            .collect()
+            .collect();
+        self.finish(&mut st);
+        left
     }
 
     fn entry<'s>(&self, st: &'s mut State, project: &str) -> &'s mut ProjectState {
         st.projects
             .entry(project.to_string())
             .or_insert_with(|| ProjectState {
+                dirty: false,
                 servers: Vec::new(),
                 resources: Vec::new(),
                 workloads: HashSet::new(),
@@ -346,6 +413,14 @@ impl SimCloud {
     /// Brings the project up to `now`: deleted things disappear, registered nodes get a
     /// route, a kluster with a registered node gets its volume and load balancer.
     fn settle(&self, p: &mut ProjectState, now: Duration) {
+        let before = (p.servers.len(), p.resources.len(), p.workloads.len());
+        self.settle_inner(p, now);
+        if before != (p.servers.len(), p.resources.len(), p.workloads.len()) {
+            p.dirty = true;
+        }
+    }
+
+    fn settle_inner(&self, p: &mut ProjectState, now: Duration) {
         let teardown = self.config.teardown;
         let gone = |deleted: Option<Duration>| deleted.is_some_and(|t| now >= t + teardown);
         let vanished: HashSet<String> = p
@@ -498,6 +573,8 @@ impl SimCloud {
         };
         let shown = self.show(&s, now);
         p.servers.push(s);
+        p.dirty = true;
+        self.finish(&mut st);
         Ok(shown)
     }
 
@@ -532,7 +609,9 @@ impl Cloud for SimCloud {
             let mut st = lock(&self.state);
             let p = self.entry(&mut st, project);
             self.settle(p, now);
-            Ok(Self::usage(p))
+            let q = Self::usage(p);
+            self.finish(&mut st);
+            Ok(q)
         })
     }
 
@@ -544,10 +623,14 @@ impl Cloud for SimCloud {
             let p = self.entry(&mut st, project);
             if p.faults.empty_listings > 0 {
                 p.faults.empty_listings -= 1;
+                p.dirty = true;
+                self.finish(&mut st);
                 return Ok(Vec::new());
             }
             self.settle(p, now);
-            Ok(p.servers.iter().map(|s| self.show(s, now)).collect())
+            let list = p.servers.iter().map(|s| self.show(s, now)).collect();
+            self.finish(&mut st);
+            Ok(list)
         })
     }
 
@@ -572,14 +655,21 @@ impl Cloud for SimCloud {
             let now = self.clock.now();
             let mut st = lock(&self.state);
             let p = self.entry(&mut st, project);
-            match p.servers.iter_mut().find(|s| s.id == id) {
+            let found = match p.servers.iter_mut().find(|s| s.id == id) {
                 Some(s) => {
                     s.deleted.get_or_insert(now);
-                    Ok(())
+                    true
                 }
-                None => Err(CloudError(format!(
+                None => false,
+            };
+            p.dirty |= found;
+            self.finish(&mut st);
+            if found {
+                Ok(())
+            } else {
+                Err(CloudError(format!(
                     "Instance {id} could not be found. (HTTP 404)"
-                ))),
+                )))
             }
         })
     }
@@ -594,7 +684,8 @@ impl Cloud for SimCloud {
             let mut st = lock(&self.state);
             let p = self.entry(&mut st, project);
             self.settle(p, now);
-            Ok(p.resources
+            let list = p
+                .resources
                 .iter()
                 .map(|r| Resource {
                     id: r.id.clone(),
@@ -603,7 +694,9 @@ impl Cloud for SimCloud {
                     name: r.name.clone(),
                     deleting: r.deleted.is_some(),
                 })
-                .collect())
+                .collect();
+            self.finish(&mut st);
+            Ok(list)
         })
     }
 
@@ -617,12 +710,19 @@ impl Cloud for SimCloud {
             let now = self.clock.now();
             let mut st = lock(&self.state);
             let p = self.entry(&mut st, project);
-            match p.resources.iter_mut().find(|r| r.id == id) {
+            let found = match p.resources.iter_mut().find(|r| r.id == id) {
                 Some(r) => {
                     r.deleted.get_or_insert(now);
-                    Ok(())
+                    true
                 }
-                None => Err(CloudError(format!("Resource {id} could not be found."))),
+                None => false,
+            };
+            p.dirty |= found;
+            self.finish(&mut st);
+            if found {
+                Ok(())
+            } else {
+                Err(CloudError(format!("Resource {id} could not be found.")))
             }
         })
     }

@@ -296,3 +296,81 @@ async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themsel
     drop(srv);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A Kubernikus without the event-stream extension: the embedded controller behind a proxy
+/// that answers 404 for `/api/v1/events…`.
+async fn plain_kubernikus(upstream: String) -> String {
+    use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
+    async fn forward(
+        State((http, upstream)): State<(Client, String)>,
+        req: Request<Body>,
+    ) -> axum::response::Response {
+        let path = req
+            .uri()
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default();
+        if path.starts_with("/api/v1/events") {
+            return (
+                axum::http::StatusCode::NOT_FOUND,
+                r#"{"code":404,"message":"Not found"}"#,
+            )
+                .into_response();
+        }
+        let mut out = http.request(req.method().clone(), format!("{upstream}{path}"));
+        if let Some(t) = req.headers().get("x-auth-token") {
+            out = out.header("x-auth-token", t.clone());
+        }
+        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
+            .await
+            .unwrap_or_default();
+        let r = out.body(body).send().await.unwrap();
+        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
+        (status, r.bytes().await.unwrap_or_default()).into_response()
+    }
+    let app = axum::Router::new()
+        .fallback(forward)
+        .with_state((Client::new(), upstream));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates() {
+    // A dashboard with its embedded controller provides the real controller…
+    let backing = common::spawn(|s| s.controller_phase_seconds = Some(1.0)).await;
+    let proxy = plain_kubernikus(backing.controller_url.clone()).await;
+    // …and a second dashboard talks to it through the proxy, like to an old Kubernikus.
+    let srv = common::spawn(|s| s.controller_url = Some(proxy.clone())).await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let mut r = open(&c, &srv, None).await;
+    let (mut buf, mut frames) = (String::new(), vec![]);
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| x.0 == "live")
+    })
+    .await;
+    create_kluster(&backing, "alice", r#"{"name":"polled","spec":{}}"#).await;
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| x.2.contains("\"reason\":\"Running\""))
+    })
+    .await;
+    // Let a few more polls pass: nothing already delivered comes again.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let events: Vec<serde_json::Value> = frames
+        .iter()
+        .filter(|x| x.0 == "kluster-event")
+        .map(|x| serde_json::from_str(&x.2).unwrap())
+        .collect();
+    let mut keys: Vec<String> = events
+        .iter()
+        .map(|e| format!("{} {} {}", e["reason"], e["message"], e["count"]))
+        .collect();
+    assert!(keys.iter().any(|k| k.contains("Creating")), "{keys:?}");
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n, "no event twice");
+}

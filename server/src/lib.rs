@@ -164,6 +164,7 @@ pub async fn start(
         session_max_lifetime: config.session_max_lifetime,
         revalidate_after: config.token_recheck,
         controller: app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?,
+        token_checks: Default::default(),
     };
     let hub = live::Hub::new(&controller_url, shutdown.clone());
     let router = match config.session_store {

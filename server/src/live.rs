@@ -74,8 +74,6 @@ pub struct Hub {
     feeds: Mutex<HashMap<String, Arc<Feed>>>,
     next_client: std::sync::atomic::AtomicU64,
     stop: controller::run::Shutdown,
-    /// Token (hashed) → when Keystone last answered for it, and whether it accepted it.
-    checks: Mutex<HashMap<u64, (std::time::Instant, bool)>>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -121,37 +119,20 @@ impl Hub {
             feeds: Mutex::default(),
             next_client: Default::default(),
             stop,
-            checks: Mutex::default(),
         })
     }
 
     /// Whether a streaming session may go on: not past its expiry, and its token still
-    /// accepted by Keystone — asked at most once per re-check interval per token, however
-    /// many browsers stream with it.
+    /// accepted by Keystone (asked at most once per re-check interval per token, however
+    /// many browsers stream with it). A Keystone that cannot answer ends nothing.
     async fn still_valid(&self, rec: &app::ssr::auth::AuthRecord, st: &AppState) -> bool {
         if time::OffsetDateTime::now_utc() >= rec.expires_at {
             return false;
         }
-        let key = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            rec.token.expose().hash(&mut h);
-            h.finish()
-        };
-        let now = std::time::Instant::now();
-        if let Some((at, ok)) = lock(&self.checks).get(&key).copied() {
-            if now.duration_since(at) < st.revalidate_after {
-                return ok;
-            }
-        }
-        let ok = match st.keystone.validate(&rec.token, &rec.token).await {
-            Ok(_) => true,
-            Err(e) => app::ssr::keystone_error(e) != app::error::AppError::SessionExpired,
-        };
-        let mut checks = lock(&self.checks);
-        checks.retain(|_, (at, _)| now.duration_since(*at) < Duration::from_secs(600));
-        checks.insert(key, (now, ok));
-        ok
+        st.token_checks
+            .accepted(&st.keystone, &rec.token, st.revalidate_after)
+            .await
+            .unwrap_or(true)
     }
 
     /// How many projects have an upstream subscription.

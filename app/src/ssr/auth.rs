@@ -9,7 +9,7 @@ use tower_sessions::Session;
 
 use crate::error::AppError;
 use crate::model::SessionInfo;
-use crate::ssr::{keystone_error, AppState};
+use crate::ssr::AppState;
 
 /// Session key of the [`AuthRecord`].
 pub const AUTH_KEY: &str = "auth";
@@ -107,18 +107,17 @@ pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthReco
         return Err(AppError::SessionExpired);
     }
     if now - rec.checked_at >= st.revalidate_after {
-        match st.keystone.validate(&rec.token, &rec.token).await {
-            Ok(_) => {
-                rec.checked_at = now;
-                session.insert(AUTH_KEY, &rec).await.map_err(store_error)?;
-            }
-            Err(e) => {
-                let err = keystone_error(e);
-                if err == AppError::SessionExpired {
-                    end(session).await;
-                }
-                return Err(err);
-            }
+        // One question to Keystone per token and interval, however many calls need it.
+        if st
+            .token_checks
+            .accepted(&st.keystone, &rec.token, st.revalidate_after)
+            .await?
+        {
+            rec.checked_at = now;
+            session.insert(AUTH_KEY, &rec).await.map_err(store_error)?;
+        } else {
+            end(session).await;
+            return Err(AppError::SessionExpired);
         }
     }
     Ok(Some(rec))

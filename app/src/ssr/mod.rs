@@ -30,6 +30,66 @@ pub struct AppState {
     pub revalidate_after: Duration,
     /// The Kubernikus API every provisioning call goes to.
     pub controller: ControllerClient,
+    /// Recent Keystone verdicts per token, shared by every request and stream.
+    pub token_checks: Arc<TokenChecks>,
+}
+
+/// Keystone's recent verdicts on tokens (keyed by a hash, never the token), so that the
+/// server functions of one page, or ten thousand live streams of one user, ask Keystone
+/// once per re-check interval, not once each.
+#[derive(Debug, Default)]
+pub struct TokenChecks {
+    verdicts: std::sync::Mutex<std::collections::HashMap<u64, (std::time::Instant, bool)>>,
+    /// Serializes the questions about one token (others wait for its answer).
+    asking: tokio::sync::Mutex<std::collections::HashMap<u64, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl TokenChecks {
+    /// Whether Keystone accepts `token`, asking it only when the last verdict is older than
+    /// `max_age`. `Err` when Keystone could not answer.
+    pub async fn accepted(
+        &self,
+        keystone: &keystone::Client,
+        token: &keystone::TokenSecret,
+        max_age: Duration,
+    ) -> Result<bool, AppError> {
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            token.expose().hash(&mut h);
+            h.finish()
+        };
+        let fresh = |checks: &Self| {
+            let verdicts = checks.verdicts.lock().unwrap_or_else(|p| p.into_inner());
+            verdicts
+                .get(&key)
+                .filter(|(at, _)| at.elapsed() < max_age)
+                .map(|(_, ok)| *ok)
+        };
+        if let Some(ok) = fresh(self) {
+            return Ok(ok);
+        }
+        let gate = self.asking.lock().await.entry(key).or_default().clone();
+        let _turn = gate.lock().await;
+        if let Some(ok) = fresh(self) {
+            return Ok(ok); // answered while this request waited
+        }
+        let ok = match keystone.validate(token, token).await {
+            Ok(_) => true,
+            Err(e) => match keystone_error(e) {
+                AppError::SessionExpired => false,
+                other => return Err(other),
+            },
+        };
+        let now = std::time::Instant::now();
+        {
+            let mut verdicts = self.verdicts.lock().unwrap_or_else(|p| p.into_inner());
+            verdicts.retain(|_, (at, _)| now.duration_since(*at) < Duration::from_secs(3600));
+            verdicts.insert(key, (now, ok));
+        }
+        self.asking.lock().await.remove(&key);
+        Ok(ok)
+    }
 }
 
 /// The [`AppState`] of the running server.

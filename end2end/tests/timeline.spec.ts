@@ -56,9 +56,18 @@ test("quota errors arrive live with the next step, and the list follows by itsel
   await page.getByLabel("Search").fill("");
   await page.getByLabel("Type").selectOption("");
 
-  // New events keep arriving: deleting it shows up live.
+  // New events keep arriving while the reader is scrolled down: a pill counts them, and
+  // takes the reader back to the top.
+  await page.setViewportSize({ width: 800, height: 240 });
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(200);
   await other.getByText("Delete this kluster…").click();
   await other.getByLabel(/Type .* to confirm/).fill(name);
   await other.getByRole("button", { name: "Delete kluster" }).click();
+  const pill = page.getByRole("button", { name: /new events?$/ });
+  await expect(pill).toBeVisible({ timeout: 15_000 });
+  await pill.click();
+  await expect(pill).toHaveCount(0);
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
   await expect(page.locator("#timeline li", { hasText: `Kluster ${name} is terminating` })).toBeVisible({ timeout: 15_000 });
 });

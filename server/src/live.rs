@@ -100,7 +100,10 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         lock(&self.feed.tokens).remove(&self.client);
         let mut feeds = lock(&self.hub.feeds);
-        if lock(&self.feed.tokens).is_empty() {
+        let ours = feeds
+            .get(&self.project)
+            .is_some_and(|f| Arc::ptr_eq(f, &self.feed));
+        if ours && lock(&self.feed.tokens).is_empty() {
             feeds.remove(&self.project);
         }
     }

@@ -192,6 +192,30 @@ impl Hub {
         r.json().await.map_err(|_| 502u16)
     }
 
+    /// Whether the controller lets `token` read the project's events: `Err(status)` with
+    /// its answer otherwise (401, 403; 5xx/503 when it is away).
+    async fn may_read(&self, token: &keystone::TokenSecret) -> Result<(), u16> {
+        match self.fetch(token, "last=1").await {
+            Ok(_) => Ok(()),
+            // A Kubernikus without the extension: its cluster list has the same audience.
+            Err(404) => {
+                let r = self
+                    .http
+                    .get(format!("{}/api/v1/clusters", self.controller))
+                    .header("x-auth-token", token.expose())
+                    .timeout(Duration::from_secs(10))
+                    .send()
+                    .await
+                    .map_err(|_| 503u16)?;
+                match r.status().as_u16() {
+                    200 => Ok(()),
+                    s => Err(s),
+                }
+            }
+            Err(s) => Err(s),
+        }
+    }
+
     /// Every event of the project after `after`, page by page.
     async fn replay(
         &self,
@@ -443,6 +467,23 @@ pub async fn stream(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<i64>().ok())
         .or(q.after);
+    // The feed is shared by the project's browsers: each one must itself be allowed to read
+    // the project's events (the controller's policy decides, with the browser's token).
+    match st.hub.may_read(&rec.token).await {
+        Err(401) => {
+            return (StatusCode::UNAUTHORIZED, "Your session has ended. Please sign in again.")
+                .into_response()
+        }
+        Err(403) => {
+            return (
+                StatusCode::FORBIDDEN,
+                "You are not allowed to see this project's events (that needs the kubernetes_member or kubernetes_admin role).",
+            )
+                .into_response()
+        }
+        // Ok, or the controller is away: the stream opens and says it is paused.
+        _ => {}
+    }
     let sub = st.hub.subscribe(&rec.project_id, rec.token.clone());
     let mut rx = sub.feed.tx.subscribe();
     let mut status = sub.feed.status.subscribe();

@@ -136,6 +136,29 @@ async fn events_stream_live_and_a_restart_loses_none() {
         .unwrap();
     assert_eq!(r.status(), 401, "no session, no stream");
 
+    // Signed in, but without a Kubernetes role in the project: no events for them.
+    let outsider = browser();
+    let r = call(
+        &outsider,
+        &srv,
+        "login",
+        &[
+            ("user_name", "admin"),
+            ("password", "admin-secret"),
+            ("user_domain", "Default"),
+            ("project", "cloud_admin"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let r = outsider
+        .get(format!("{}/events/stream", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("not allowed"));
+
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
     let other = browser();

@@ -11,21 +11,7 @@ pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppErro
     use crate::ssr::auth::{require, session};
     use crate::ssr::state;
     let st = state();
-    let plain = crate::ssr::is_plain_form_post();
-    let back = format!(
-        "/klusters/{}",
-        crate::ssr::kluster_path(&name)
-            .map(|_| name.clone())
-            .unwrap_or_default()
-    );
-    let fail = move |e: AppError| {
-        // Without JavaScript the answer is a redirect back, so no error status is set.
-        if plain {
-            leptos_axum::redirect(&format!("{back}?error={}", e.code()));
-            return e;
-        }
-        crate::ssr::fail(e)
-    };
+    let fail = crate::ssr::kluster_form_failure(&name);
     let rec = require(&session().await?, &st)
         .await
         .map_err(fail.clone())?;

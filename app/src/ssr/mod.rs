@@ -145,6 +145,27 @@ pub fn keystone_error(err: keystone::Error) -> AppError {
     }
 }
 
+/// How a server function behind a kluster page's form reports a failure: a plain form post
+/// (no JavaScript) is sent back to `/klusters/{name}?error=<code>` (a redirect, so no error
+/// status is set); a call from the hydrated page gets the error with its HTTP status.
+/// Call it before the first `.await` (it reads the request).
+pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone {
+    let plain = is_plain_form_post();
+    let back = format!(
+        "/klusters/{}",
+        kluster_path(name)
+            .map(|_| name.to_string())
+            .unwrap_or_default()
+    );
+    move |e: AppError| {
+        if plain {
+            leptos_axum::redirect(&format!("{back}?error={}", e.code()));
+            return e;
+        }
+        fail(e)
+    }
+}
+
 /// The controller path of kluster `name`; a name that breaks the naming rules (and so
 /// could reach another path of the controller) is not found.
 pub fn kluster_path(name: &str) -> Result<String, AppError> {

@@ -6,9 +6,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{kluster, service, token, url};
-use controller::pki::SealKey;
-use controller::run::{start, ControllerConfig};
+use common::{fast_controller, kluster, token, url};
+use controller::run::start;
 use serde_json::{json, Value};
 
 async fn wait_for(
@@ -43,20 +42,7 @@ async fn wait_for(
 async fn a_kluster_comes_up_upgrades_and_goes_away() {
     let dir = std::env::temp_dir().join(format!("mc-life-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = ControllerConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        keystone_url: url(),
-        service: service("mission-control-secret"),
-        db_path: dir.join("controller.db"),
-        policy_file: None,
-        token_cache: Duration::from_secs(60),
-        settings: Default::default(),
-        ca_key: SealKey([9; 32]),
-        pace: controller::run::Pace {
-            reconcile_every: Duration::from_millis(100),
-            ..controller::run::Pace::scaled(Duration::from_secs(1))
-        },
-    };
+    let config = fast_controller(&url(), &dir, Duration::from_secs(1));
     let running = start(config, std::future::pending()).await.unwrap();
     let base = format!("http://{}/api/v1/clusters", running.addr);
     let http = reqwest::Client::new();
@@ -187,20 +173,7 @@ async fn read_frames(
 async fn the_event_stream_pushes_changes_and_resumes_after_the_last_id() {
     let dir = std::env::temp_dir().join(format!("mc-sse-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = ControllerConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        keystone_url: url(),
-        service: service("mission-control-secret"),
-        db_path: dir.join("controller.db"),
-        policy_file: None,
-        token_cache: Duration::from_secs(60),
-        settings: Default::default(),
-        ca_key: SealKey([9; 32]),
-        pace: controller::run::Pace {
-            reconcile_every: Duration::from_millis(100),
-            ..controller::run::Pace::scaled(Duration::from_secs(1))
-        },
-    };
+    let config = fast_controller(&url(), &dir, Duration::from_secs(1));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = start(config, async {
         let _ = stopped.await;
@@ -340,20 +313,7 @@ async fn the_event_stream_pushes_changes_and_resumes_after_the_last_id() {
 async fn a_restarted_controller_finds_its_servers_in_the_saved_cloud_and_adds_none() {
     let dir = std::env::temp_dir().join(format!("mc-restart-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = ControllerConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        keystone_url: url(),
-        service: service("mission-control-secret"),
-        db_path: dir.join("controller.db"),
-        policy_file: None,
-        token_cache: Duration::from_secs(60),
-        settings: Default::default(),
-        ca_key: SealKey([9; 32]),
-        pace: controller::run::Pace {
-            reconcile_every: Duration::from_millis(100),
-            ..controller::run::Pace::scaled(Duration::from_secs(1))
-        },
-    };
+    let config = fast_controller(&url(), &dir, Duration::from_secs(1));
     let http = reqwest::Client::new();
     let alice = token("alice", "demo").await;
     let servers = |base: String| {

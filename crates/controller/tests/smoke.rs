@@ -14,6 +14,8 @@
 //! `SMOKE_KLUSTER` names the kluster (default `smoke`), `SMOKE_STEP_SECONDS` bounds each
 //! wait (default 60).
 
+mod common;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::process::ExitCode;
@@ -318,26 +320,7 @@ async fn main() -> ExitCode {
             };
             let dir = std::env::temp_dir().join(format!("mc-smoke-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
-            let config = controller::run::ControllerConfig {
-                listen: "127.0.0.1:0".parse().expect("loopback address"),
-                keystone_url: keystone.clone(),
-                service: controller::auth::ServiceCredentials {
-                    user_name: "mission-control".into(),
-                    password: "mission-control-secret".into(),
-                    user_domain: "Default".into(),
-                    project: "service".into(),
-                    project_domain: "Default".into(),
-                },
-                db_path: dir.join("controller.db"),
-                policy_file: None,
-                token_cache: Duration::from_secs(60),
-                settings: Default::default(),
-                ca_key: controller::pki::SealKey([7; 32]),
-                pace: controller::run::Pace {
-                    reconcile_every: Duration::from_millis(100),
-                    ..controller::run::Pace::scaled(Duration::from_millis(800))
-                },
-            };
+            let config = common::fast_controller(&keystone, &dir, Duration::from_millis(800));
             let running = match controller::run::start(config, std::future::pending()).await {
                 Ok(r) => r,
                 Err(e) => {

@@ -54,6 +54,30 @@ pub async fn app() -> Router {
     app_with(&url()).await.0
 }
 
+/// A controller on a free loopback port with its store in `dir`, the seeded service user,
+/// the Keystone at `keystone_url`, and a fast simulation (control planes take `phase`,
+/// passes every 100 ms).
+pub fn fast_controller(
+    keystone_url: &str,
+    dir: &std::path::Path,
+    phase: Duration,
+) -> controller::run::ControllerConfig {
+    controller::run::ControllerConfig {
+        listen: "127.0.0.1:0".parse().expect("loopback address"),
+        keystone_url: keystone_url.to_string(),
+        service: service("mission-control-secret"),
+        db_path: dir.join("controller.db"),
+        policy_file: None,
+        token_cache: Duration::from_secs(60),
+        settings: Default::default(),
+        ca_key: controller::pki::SealKey([9; 32]),
+        pace: controller::run::Pace {
+            reconcile_every: Duration::from_millis(100),
+            ..controller::run::Pace::scaled(phase)
+        },
+    }
+}
+
 /// The seeded service user, with `password` (tests pass a wrong one on purpose).
 pub fn service(password: &str) -> ServiceCredentials {
     ServiceCredentials {

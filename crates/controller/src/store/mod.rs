@@ -483,15 +483,7 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|r| kluster::ProjectEvent {
-                event: event_of(r),
-                id: r.get(6),
-                seq: r.get(7),
-                kluster: r.get(8),
-            })
-            .collect())
+        Ok(rows.iter().map(project_event_of).collect())
     }
 
     /// The project's `n` most recently changed events (optionally of one kluster), oldest
@@ -514,15 +506,7 @@ impl Store {
         .bind(n)
         .fetch_all(&self.pool)
         .await?;
-        let mut out: Vec<kluster::ProjectEvent> = rows
-            .iter()
-            .map(|r| kluster::ProjectEvent {
-                event: event_of(r),
-                id: r.get(6),
-                seq: r.get(7),
-                kluster: r.get(8),
-            })
-            .collect();
+        let mut out: Vec<kluster::ProjectEvent> = rows.iter().map(project_event_of).collect();
         out.reverse();
         Ok(out)
     }
@@ -540,6 +524,16 @@ impl Store {
     /// The newest event sequence number; changes whenever an event is recorded.
     pub fn latest_seq(&self) -> tokio::sync::watch::Receiver<i64> {
         self.latest.subscribe()
+    }
+}
+
+/// Columns: the six of [`event_of`], then id, seq, kluster.
+fn project_event_of(r: &sqlx::sqlite::SqliteRow) -> kluster::ProjectEvent {
+    kluster::ProjectEvent {
+        event: event_of(r),
+        id: r.get(6),
+        seq: r.get(7),
+        kluster: r.get(8),
     }
 }
 

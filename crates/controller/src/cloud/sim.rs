@@ -578,6 +578,28 @@ impl SimCloud {
         Ok(shown)
     }
 
+    /// Marks what `pick` finds in the project as deleted now (a second delete keeps the
+    /// first time); false when it finds nothing.
+    fn mark_deleted(
+        &self,
+        project: &str,
+        pick: impl FnOnce(&mut ProjectState) -> Option<&mut Option<Duration>>,
+    ) -> bool {
+        let now = self.clock.now();
+        let mut st = lock(&self.state);
+        let p = self.entry(&mut st, project);
+        let found = match pick(p) {
+            Some(deleted) => {
+                deleted.get_or_insert(now);
+                true
+            }
+            None => false,
+        };
+        self.entry(&mut st, project).dirty |= found;
+        self.finish(&mut st);
+        found
+    }
+
     fn show(&self, s: &SimServer, now: Duration) -> Server {
         let (status, node) = self.status(s, now);
         Server {
@@ -652,18 +674,12 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let now = self.clock.now();
-            let mut st = lock(&self.state);
-            let p = self.entry(&mut st, project);
-            let found = match p.servers.iter_mut().find(|s| s.id == id) {
-                Some(s) => {
-                    s.deleted.get_or_insert(now);
-                    true
-                }
-                None => false,
-            };
-            p.dirty |= found;
-            self.finish(&mut st);
+            let found = self.mark_deleted(project, |p| {
+                p.servers
+                    .iter_mut()
+                    .find(|s| s.id == id)
+                    .map(|s| &mut s.deleted)
+            });
             if found {
                 Ok(())
             } else {
@@ -707,18 +723,12 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let now = self.clock.now();
-            let mut st = lock(&self.state);
-            let p = self.entry(&mut st, project);
-            let found = match p.resources.iter_mut().find(|r| r.id == id) {
-                Some(r) => {
-                    r.deleted.get_or_insert(now);
-                    true
-                }
-                None => false,
-            };
-            p.dirty |= found;
-            self.finish(&mut st);
+            let found = self.mark_deleted(project, |p| {
+                p.resources
+                    .iter_mut()
+                    .find(|r| r.id == id)
+                    .map(|r| &mut r.deleted)
+            });
             if found {
                 Ok(())
             } else {

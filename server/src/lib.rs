@@ -166,7 +166,7 @@ pub async fn start(
         controller: app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?,
         token_checks: Default::default(),
     };
-    let hub = live::Hub::new(&controller_url, shutdown.clone());
+    let hub = live::Hub::new(&controller_url, state.controller.clone(), shutdown.clone());
     let router = match config.session_store {
         SessionStoreKind::Memory => router(
             &config,

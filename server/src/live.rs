@@ -26,8 +26,9 @@ use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 use tower_sessions::Session;
 
+use app::error::AppError;
 use app::ssr::auth::current;
-use app::ssr::AppState;
+use app::ssr::{percent_encode, AppState, ControllerClient};
 
 /// Events buffered per project for slow browsers before they are told to resync.
 const BUFFER: usize = 1024;
@@ -69,8 +70,12 @@ struct Feed {
 
 /// The fan-out: one feed per project with at least one browser.
 pub struct Hub {
+    /// Base URL of the controller, for its event stream.
     controller: String,
+    /// Client for that stream (no overall timeout: it is long-lived).
     http: reqwest::Client,
+    /// The dashboard's client of the controller's JSON API.
+    api: ControllerClient,
     feeds: Mutex<HashMap<String, Arc<Feed>>>,
     next_client: std::sync::atomic::AtomicU64,
     stop: controller::run::Shutdown,
@@ -110,8 +115,13 @@ impl Drop for Subscription {
 }
 
 impl Hub {
-    /// A hub for the controller at `controller` (base URL); streams end on `stop`.
-    pub fn new(controller: &str, stop: controller::run::Shutdown) -> Arc<Hub> {
+    /// A hub for the controller at `controller` (base URL), read through `api`; streams end
+    /// on `stop`.
+    pub fn new(
+        controller: &str,
+        api: ControllerClient,
+        stop: controller::run::Shutdown,
+    ) -> Arc<Hub> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(3))
             .build()
@@ -119,6 +129,7 @@ impl Hub {
         Arc::new(Hub {
             controller: controller.trim_end_matches('/').to_string(),
             http,
+            api,
             feeds: Mutex::default(),
             next_client: Default::default(),
             stop,
@@ -136,11 +147,6 @@ impl Hub {
             .accepted(&st.keystone, &rec.token, st.revalidate_after)
             .await
             .unwrap_or(true)
-    }
-
-    /// How many projects have an upstream subscription.
-    pub fn upstreams(&self) -> usize {
-        lock(&self.feeds).len()
     }
 
     fn subscribe(self: &Arc<Hub>, project: &str, token: keystone::TokenSecret) -> Subscription {
@@ -177,42 +183,24 @@ impl Hub {
         &self,
         token: &keystone::TokenSecret,
         query: &str,
-    ) -> Result<Vec<ProjectEvent>, u16> {
-        let r = self
-            .http
-            .get(format!("{}/api/v1/events?{query}", self.controller))
-            .header("x-auth-token", token.expose())
-            .timeout(Duration::from_secs(10))
-            .send()
+    ) -> Result<Vec<ProjectEvent>, AppError> {
+        self.api
+            .get(token, &format!("/api/v1/events?{query}"))
             .await
-            .map_err(|_| 503u16)?;
-        if !r.status().is_success() {
-            return Err(r.status().as_u16());
-        }
-        r.json().await.map_err(|_| 502u16)
     }
 
-    /// Whether the controller lets `token` read the project's events: `Err(status)` with
-    /// its answer otherwise (401, 403; 5xx/503 when it is away).
-    async fn may_read(&self, token: &keystone::TokenSecret) -> Result<(), u16> {
+    /// Whether the controller lets `token` read the project's events; otherwise its answer
+    /// (ended session, forbidden, or unavailable).
+    async fn may_read(&self, token: &keystone::TokenSecret) -> Result<(), AppError> {
         match self.fetch(token, "last=1").await {
             Ok(_) => Ok(()),
             // A Kubernikus without the extension: its cluster list has the same audience.
-            Err(404) => {
-                let r = self
-                    .http
-                    .get(format!("{}/api/v1/clusters", self.controller))
-                    .header("x-auth-token", token.expose())
-                    .timeout(Duration::from_secs(10))
-                    .send()
-                    .await
-                    .map_err(|_| 503u16)?;
-                match r.status().as_u16() {
-                    200 => Ok(()),
-                    s => Err(s),
-                }
-            }
-            Err(s) => Err(s),
+            Err(AppError::NotFound(_)) => self
+                .api
+                .get::<serde::de::IgnoredAny>(token, "/api/v1/clusters")
+                .await
+                .map(drop),
+            Err(e) => Err(e),
         }
     }
 
@@ -222,13 +210,13 @@ impl Hub {
         token: &keystone::TokenSecret,
         kluster: Option<&str>,
         after: i64,
-    ) -> Result<Vec<ProjectEvent>, u16> {
+    ) -> Result<Vec<ProjectEvent>, AppError> {
         let mut out = Vec::new();
         let mut after = after;
         loop {
             let mut q = format!("after={after}&limit=500");
             if let Some(k) = kluster {
-                q.push_str(&format!("&kluster={}", encode(k)));
+                q.push_str(&format!("&kluster={}", percent_encode(k)));
             }
             let page = self.fetch(token, &q).await?;
             let full = page.len() == 500;
@@ -241,15 +229,6 @@ impl Hub {
             }
         }
     }
-}
-
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Keeps one project's feed supplied until nobody listens: the controller's stream, or
@@ -358,18 +337,21 @@ async fn poll(
     token: &keystone::TokenSecret,
     last: &mut Option<i64>,
 ) -> Result<(), String> {
-    let mut seen: HashMap<(String, String, String, String), (i64, String)> = HashMap::new();
+    // (kluster, type, reason, message) → (id, count, last timestamp) of what was passed on.
+    type Key = (String, String, String, String);
+    let mut seen: HashMap<Key, (i64, i64, String)> = HashMap::new();
     let mut seq = last.unwrap_or(0);
     let mut first = true;
     loop {
-        let klusters: Vec<kluster::Kluster> = get_json(hub, token, "/api/v1/clusters").await?;
+        let failed = |e: AppError| e.to_string();
+        let klusters: Vec<kluster::Kluster> = hub
+            .api
+            .get(token, "/api/v1/clusters")
+            .await
+            .map_err(failed)?;
         for k in klusters {
-            let events: Vec<kluster::Event> = get_json(
-                hub,
-                token,
-                &format!("/api/v1/clusters/{}/events", encode(&k.name)),
-            )
-            .await?;
+            let path = format!("/api/v1/clusters/{}/events", percent_encode(&k.name));
+            let events: Vec<kluster::Event> = hub.api.get(token, &path).await.map_err(failed)?;
             for e in events {
                 let key = (
                     k.name.clone(),
@@ -377,12 +359,15 @@ async fn poll(
                     e.reason.clone(),
                     e.message.clone(),
                 );
-                let now = (e.count, e.last_timestamp.clone());
-                if seen.get(&key) == Some(&now) {
-                    continue;
-                }
-                let id = seen.len() as i64 + 1;
-                seen.insert(key, now);
+                // An aggregated repeat (new count or time) keeps its event's id.
+                let id = match seen.get(&key) {
+                    Some((_, count, ts)) if *count == e.count && *ts == e.last_timestamp => {
+                        continue
+                    }
+                    Some((id, ..)) => *id,
+                    None => seen.len() as i64 + 1,
+                };
+                seen.insert(key, (id, e.count, e.last_timestamp.clone()));
                 if first {
                     continue; // what exists at start is history, not news
                 }
@@ -403,25 +388,6 @@ async fn poll(
         }
         tokio::time::sleep(POLL).await;
     }
-}
-
-async fn get_json<T: serde::de::DeserializeOwned>(
-    hub: &Hub,
-    token: &keystone::TokenSecret,
-    path: &str,
-) -> Result<T, String> {
-    let r = hub
-        .http
-        .get(format!("{}{path}", hub.controller))
-        .header("x-auth-token", token.expose())
-        .timeout(Duration::from_secs(10))
-        .send()
-        .await
-        .map_err(|e| e.without_url().to_string())?;
-    if !r.status().is_success() {
-        return Err(format!("controller answered {}", r.status().as_u16()));
-    }
-    r.json().await.map_err(|e| e.without_url().to_string())
 }
 
 /// What the stream route needs.
@@ -470,11 +436,11 @@ pub async fn stream(
     // The feed is shared by the project's browsers: each one must itself be allowed to read
     // the project's events (the controller's policy decides, with the browser's token).
     match st.hub.may_read(&rec.token).await {
-        Err(401) => {
+        Err(AppError::SessionExpired) => {
             return (StatusCode::UNAUTHORIZED, "Your session has ended. Please sign in again.")
                 .into_response()
         }
-        Err(403) => {
+        Err(AppError::Forbidden(_)) => {
             return (
                 StatusCode::FORBIDDEN,
                 "You are not allowed to see this project's events (that needs the kubernetes_member or kubernetes_admin role).",
@@ -541,7 +507,7 @@ pub async fn stream(
                         }
                     }
                 }
-                Err(401) => {
+                Err(AppError::SessionExpired) => {
                     let _ = send(session_ended()).await;
                     return;
                 }

@@ -375,9 +375,14 @@ async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates
         f.iter().any(|x| x.0 == "live")
     })
     .await;
-    create_kluster(&backing, "alice", r#"{"name":"polled","spec":{}}"#).await;
+    // More nodes than the quota allows: its FailedCreateNode warning repeats (aggregated).
+    create_kluster(&backing, "alice", r#"{"name":"polled","spec":{"nodePools":[{"name":"p","size":11,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
     read_until(&mut r, &mut buf, &mut frames, |f| {
         f.iter().any(|x| x.2.contains("\"reason\":\"Running\""))
+            && f.iter()
+                .filter(|x| x.2.contains("\"reason\":\"FailedCreateNode\""))
+                .count()
+                >= 2
     })
     .await;
     // Let a few more polls pass: nothing already delivered comes again.
@@ -392,6 +397,18 @@ async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates
         .map(|e| format!("{} {} {}", e["reason"], e["message"], e["count"]))
         .collect();
     assert!(keys.iter().any(|k| k.contains("Creating")), "{keys:?}");
+    // A repeat keeps its event's id; different events have different ids.
+    let ids = |reason: &str| {
+        let mut v: Vec<i64> = events
+            .iter()
+            .filter(|e| e["reason"] == reason)
+            .map(|e| e["id"].as_i64().unwrap())
+            .collect();
+        v.dedup();
+        v
+    };
+    assert_eq!(ids("FailedCreateNode").len(), 1, "one event, counted up");
+    assert_ne!(ids("FailedCreateNode"), ids("Creating"));
     let n = keys.len();
     keys.sort();
     keys.dedup();

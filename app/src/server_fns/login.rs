@@ -117,16 +117,7 @@ mod ssr {
 
     /// `application/x-www-form-urlencoded` encoding of a few pairs.
     pub fn encode_query(pairs: &[(&str, &str)]) -> String {
-        let enc = |s: &str| {
-            s.bytes()
-                .map(|b| match b {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                        (b as char).to_string()
-                    }
-                    _ => format!("%{b:02X}"),
-                })
-                .collect::<String>()
-        };
+        let enc = crate::ssr::percent_encode;
         pairs
             .iter()
             .map(|(k, v)| format!("{}={}", enc(k), enc(v)))

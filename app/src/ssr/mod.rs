@@ -191,6 +191,18 @@ pub fn ssh_fingerprint(key: &str) -> String {
     }
 }
 
+/// `s` percent-encoded for a URL query value or path segment (unreserved characters kept).
+pub fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

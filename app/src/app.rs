@@ -12,8 +12,11 @@ use crate::pages::{
     timeline::TimelinePage,
 };
 
-/// The document around the app, rendered on the server only.
+/// The document around the app, rendered on the server only. Its Content-Security-Policy
+/// allows only this site's scripts and the render's own inline scripts (by nonce).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::ssr::set_page_csp();
     view! {
         <!DOCTYPE html>
         <html lang="en">

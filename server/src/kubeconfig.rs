@@ -3,7 +3,7 @@
 
 use axum::{
     extract::{Path, State},
-    http::{header, HeaderValue, StatusCode},
+    http::{header, HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Redirect, Response},
 };
 use tower_sessions::Session;
@@ -12,12 +12,22 @@ use app::error::AppError;
 use app::ssr::{auth, AppState};
 
 /// Answers the kubeconfig as `<name>.kubeconfig` (attachment, `no-store`) and writes one
-/// audit line; without a session, redirects to the login page.
+/// audit line; without a session, redirects to the login page. A certificate is a state
+/// change: a request another site started (fetch metadata) gets 403.
 pub async fn download(
     State(st): State<AppState>,
     session: Session,
     Path(name): Path<String>,
+    headers: HeaderMap,
 ) -> Response {
+    if !crate::csrf::minting_get_allowed(&headers) {
+        tracing::warn!(kluster = name, "cross-site kubeconfig request rejected");
+        return (
+            StatusCode::FORBIDDEN,
+            "Cross-site request rejected: download the kubeconfig from Mission Control itself.",
+        )
+            .into_response();
+    }
     let rec = match auth::current(&session, &st).await {
         Ok(Some(rec)) => rec,
         Ok(None) => return Redirect::to("/login").into_response(),

@@ -2,11 +2,14 @@
 //! guard, health) from a [`Config`] and serves it.
 
 pub mod access_log;
+pub mod client_ip;
 pub mod config;
 pub mod csrf;
+pub mod headers;
 pub mod health;
 pub mod kubeconfig;
 pub mod live;
+pub mod sessions;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,14 +19,13 @@ use app::ssr::{AppState, LoginLimiter, RateLimits};
 use axum::{
     body::Body,
     extract::{FromRef, State},
-    http::{header, HeaderValue, Request},
+    http::Request,
     response::IntoResponse,
     routing::get,
     Router,
 };
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
-use tower_http::set_header::SetResponseHeaderLayer;
 use tower_sessions::{
     cookie::SameSite, session_store::ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore,
 };
@@ -46,9 +48,12 @@ pub enum StartError {
     /// The Keystone URL is unusable.
     #[error("keystone_url: {0}")]
     Keystone(#[from] keystone::Error),
-    /// The session database could not be opened.
+    /// The session database (or the data directory) could not be opened.
     #[error("session store: {0}")]
     Store(String),
+    /// The key that seals sessions is unusable.
+    #[error("session key: {0}")]
+    SessionKey(String),
     /// The HTTP client for the controller could not be built.
     #[error("HTTP client: {0}")]
     Http(String),
@@ -83,13 +88,18 @@ pub async fn start(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<Running, StartError> {
     let keystone = keystone::Client::new(&config.keystone_url)?;
+    let private = |e: std::io::Error| {
+        StartError::Store(format!("data_dir {}: {e}", config.data_dir.display()))
+    };
+    sessions::private_dir(&config.data_dir).map_err(private)?;
     // One shutdown signal for the dashboard and the embedded controller.
     let shutdown = controller::run::Shutdown::new(shutdown);
     let controller_url = match &config.controller_service {
         Some(service) => {
+            sessions::private_db(&config.data_dir.join("controller.db")).map_err(private)?;
             let running = controller::run::start(
                 controller::run::ControllerConfig {
-                    listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                    listen: config.controller_listen,
                     keystone_url: config.keystone_url.clone(),
                     service: service.clone(),
                     db_path: config.data_dir.join("controller.db"),
@@ -166,17 +176,24 @@ pub async fn start(
         controller: app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?,
         token_checks: Default::default(),
     };
-    let hub = live::Hub::new(&controller_url, state.controller.clone(), shutdown.clone());
+    let hub = live::Hub::new(
+        &controller_url,
+        state.controller.clone(),
+        config.live_streams_per_user,
+        shutdown.clone(),
+    );
+    let sealer = Arc::new(controller::pki::Sealer::new(
+        &controller::run::load_or_create_key(&config.session_key_file)
+            .map_err(|e| StartError::SessionKey(e.to_string()))?
+            .0,
+    ));
     let router = match config.session_store {
-        SessionStoreKind::Memory => router(
-            &config,
-            state,
-            ready,
-            hub,
-            tower_sessions::MemoryStore::default(),
-        ),
+        SessionStoreKind::Memory => {
+            let store = sessions::SealedStore::new(tower_sessions::MemoryStore::default(), sealer);
+            router(&config, state, ready, hub, store)
+        }
         SessionStoreKind::Sqlite => {
-            let store = sqlite_store(&config).await?;
+            let store = sessions::SealedStore::new(sqlite_store(&config).await?, sealer);
             router(&config, state, ready, hub, store)
         }
     };
@@ -211,10 +228,10 @@ async fn sqlite_store(
 ) -> Result<tower_sessions_sqlx_store::SqliteStore, StartError> {
     use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
     let err = |e: &dyn std::fmt::Display| StartError::Store(e.to_string());
-    std::fs::create_dir_all(&config.data_dir)
-        .map_err(|e| err(&format!("{}: {e}", config.data_dir.display())))?;
+    let path = config.data_dir.join("sessions.db");
+    sessions::private_db(&path).map_err(|e| err(&format!("{}: {e}", path.display())))?;
     let opts = SqliteConnectOptions::new()
-        .filename(config.data_dir.join("sessions.db"))
+        .filename(path)
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal);
     let pool = SqlitePoolOptions::new()
@@ -231,9 +248,10 @@ async fn sqlite_store(
     Ok(store)
 }
 
-/// The whole app: health, pages, server functions, static files; sessions, CSRF guard,
-/// compression, security headers and the access log around them (outermost last). The
-/// live event stream has sessions but no compression (it must not be buffered).
+/// The whole app: health, pages, server functions, static files; sessions, body limit,
+/// CSRF guard, compression, security headers, the access log and the client address
+/// around them (outermost last). The live event stream has sessions but no compression
+/// (it must not be buffered).
 pub fn router<S: SessionStore + Clone>(
     config: &Config,
     app_state: AppState,
@@ -286,6 +304,7 @@ pub fn router<S: SessionStore + Clone>(
         .fallback(leptos_axum::file_and_error_handler::<ServerState, _>(shell))
         .with_state(state)
         .layer(sessions.clone())
+        .layer(axum::middleware::from_fn(headers::limit_body))
         .layer(axum::middleware::from_fn_with_state(origin, csrf::guard))
         .layer(tower_http::compression::CompressionLayer::new())
         .merge(
@@ -297,19 +316,17 @@ pub fn router<S: SessionStore + Clone>(
                 })
                 .layer(sessions),
         )
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("same-origin"),
+        .layer(axum::middleware::from_fn_with_state(
+            headers::HeaderPolicy {
+                https: config.https,
+            },
+            headers::secure,
         ))
         .layer(axum::middleware::from_fn(access_log::log))
+        .layer(axum::middleware::from_fn_with_state(
+            config.trusted_proxies.clone(),
+            client_ip::resolve,
+        ))
 }
 
 async fn server_fn(State(state): State<ServerState>, req: Request<Body>) -> impl IntoResponse {

@@ -140,7 +140,12 @@ fn connect(live: Live, after: Option<i64>) {
                                 t.drain(..t.len() - 1000);
                             }
                         }),
-                        "live" | "resync" => live.status.set(LiveStatus::Live),
+                        "live" => live.status.set(LiveStatus::Live),
+                        // Missed more than the server replays: every view reloads.
+                        "resync" => {
+                            live.touched.update(|t| t.push(String::new()));
+                            live.status.set(LiveStatus::Live);
+                        }
                         "paused" => live.status.set(LiveStatus::Paused),
                         "session-ended" => {
                             if let Some(w) = web_sys::window() {

@@ -42,9 +42,9 @@ mod ssr {
 
     use crate::error::AppError;
     use crate::ssr::auth::{end, session, store_error, AuthRecord, AUTH_KEY};
-    use crate::ssr::{client_addr, state};
+    use crate::ssr::{client_addr, client_ip, client_key, state};
 
-    /// Checks the limiter, asks Keystone, and writes the session.
+    /// Reserves an attempt with the limiter, asks Keystone, and writes the session.
     pub async fn sign_in(
         user_name: &str,
         password: &str,
@@ -65,13 +65,18 @@ mod ssr {
         }
         let st = state();
         let client = client_addr();
+        let client_key = client_ip().map_or_else(|| "unknown".into(), |ip| client_key(&ip));
         let user_key = format!("{user_domain}/{user_name}");
-        if let Err(secs) = st.limiter.check(&client, &user_key, Instant::now()) {
-            tracing::warn!(client, user = user_key, "sign-in rate limited");
-            return Err(AppError::RateLimited {
-                retry_after_secs: secs,
-            });
-        }
+        // Reserved before Keystone is asked, so parallel guesses count at once.
+        let attempt = match st.limiter.begin(&client_key, &user_key, Instant::now()) {
+            Ok(a) => a,
+            Err(secs) => {
+                tracing::warn!(client, user = user_key, "sign-in rate limited");
+                return Err(AppError::RateLimited {
+                    retry_after_secs: secs,
+                });
+            }
+        };
         let auth = keystone::PasswordAuth {
             user_name,
             password,
@@ -82,10 +87,12 @@ mod ssr {
             },
         };
         let token = match st.keystone.password_auth(&auth).await {
-            Ok(t) => t,
+            Ok(t) => {
+                attempt.succeeded(Instant::now());
+                t
+            }
             Err(keystone::Error::Unauthorized) => {
-                st.limiter
-                    .record_failure(&client, &user_key, Instant::now());
+                attempt.failed(Instant::now());
                 tracing::info!(client, user = user_key, "sign-in rejected by Keystone");
                 return Err(AppError::InvalidCredentials);
             }
@@ -100,6 +107,18 @@ mod ssr {
         };
         let record = AuthRecord::from_token(token, st.session_max_lifetime)?;
         let session = session().await?;
+        // Signing in over a session ends that one first: its token chain is revoked.
+        if let Some(old) = session
+            .get::<AuthRecord>(AUTH_KEY)
+            .await
+            .map_err(store_error)?
+        {
+            let root = old.root_token.as_ref().unwrap_or(&old.token);
+            if let Err(e) = st.keystone.revoke(&old.token, root).await {
+                tracing::warn!(error = %e, user = old.user_name, "could not revoke the replaced session's token");
+            }
+            session.clear().await;
+        }
         // A new id on every sign-in: a session id planted before login is worthless after it.
         session.cycle_id().await.map_err(store_error)?;
         if let Err(e) = session.insert(AUTH_KEY, &record).await {

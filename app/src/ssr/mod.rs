@@ -7,7 +7,7 @@ mod limiter;
 
 pub use auth::{AuthRecord, AUTH_KEY};
 pub use controller::ControllerClient;
-pub use limiter::{LoginLimiter, RateLimits};
+pub use limiter::{client_key, Attempt, LoginLimiter, RateLimits};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -113,6 +113,29 @@ pub fn fail(err: AppError) -> AppError {
     err
 }
 
+/// The Content-Security-Policy of a page whose inline scripts carry `nonce`: scripts only
+/// from this site or with the nonce, WASM compilation (`wasm-unsafe-eval`, no `eval`),
+/// styles and everything else only from this site, no framing, forms only to this site.
+pub fn page_csp(nonce: &str) -> String {
+    format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; \
+         base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+}
+
+/// Sets the page's Content-Security-Policy header with the nonce of this render (Leptos
+/// puts it on the hydration script and the resource scripts).
+pub fn set_page_csp() {
+    let (Some(nonce), Some(res)) = (leptos::nonce::use_nonce(), use_context::<ResponseOptions>())
+    else {
+        return;
+    };
+    if let Ok(v) = http::HeaderValue::from_str(&page_csp(&nonce)) {
+        res.insert_header(http::header::CONTENT_SECURITY_POLICY, v);
+    }
+}
+
 /// True when the current request is a plain HTML form post (no JavaScript).
 pub fn is_plain_form_post() -> bool {
     use_context::<http::request::Parts>()
@@ -121,15 +144,30 @@ pub fn is_plain_form_post() -> bool {
         .unwrap_or(false)
 }
 
-/// The client's address as seen by the server (from axum's `ConnectInfo`), or "unknown".
-pub fn client_addr() -> String {
-    use_context::<http::request::Parts>()
-        .and_then(|p| {
-            p.extensions
+/// The client's address, as the server resolved it for this request (the peer, or the
+/// address a trusted proxy forwarded; see the server's `client_ip` layer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::IpAddr);
+
+/// The client's address for limits and logs: the [`ClientAddr`] the server resolved, else
+/// axum's `ConnectInfo` peer; `None` when neither is known.
+pub fn client_ip() -> Option<std::net::IpAddr> {
+    let parts = use_context::<http::request::Parts>()?;
+    parts
+        .extensions
+        .get::<ClientAddr>()
+        .map(|c| c.0)
+        .or_else(|| {
+            parts
+                .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|c| c.0.ip().to_string())
+                .map(|c| c.0.ip())
         })
-        .unwrap_or_else(|| "unknown".into())
+}
+
+/// [`client_ip`] as text, or "unknown".
+pub fn client_addr() -> String {
+    client_ip().map_or_else(|| "unknown".into(), |ip| ip.to_string())
 }
 
 /// Maps a Keystone error met while acting for a signed-in user.

@@ -140,31 +140,57 @@ pub async fn page(c: &Client, srv: &TestServer, path: &str) -> (u16, Option<Stri
     (status, loc, r.text().await.unwrap())
 }
 
-/// The Keystone tokens held in the server's session database (fernet tokens start with
-/// "gAAAAA"), read straight from SQLite.
-pub async fn stored_tokens(srv: &TestServer) -> Vec<String> {
+/// The raw rows of the server's session database (what a thief of the file would read).
+pub async fn raw_sessions(srv: &TestServer) -> Vec<(String, Vec<u8>)> {
     use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, Row};
     let mut conn = SqliteConnectOptions::new()
         .filename(srv.data_dir.join("sessions.db"))
         .connect()
         .await
         .unwrap();
-    let rows = sqlx::query("SELECT data FROM tower_sessions")
+    sqlx::query("SELECT id, data FROM tower_sessions")
         .fetch_all(&mut conn)
         .await
-        .unwrap();
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect()
+}
+
+/// The fernet tokens ("gAAAAA…") in `text`.
+pub fn fernet_tokens(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
-    for row in rows {
-        let data: Vec<u8> = row.get(0);
-        let text = String::from_utf8_lossy(&data);
-        let mut rest: &str = &text;
-        while let Some(i) = rest.find("gAAAAA") {
-            let tok: String = rest[i..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_' || *c == '=')
-                .collect();
-            rest = &rest[i + tok.len()..];
-            tokens.push(tok);
+    let mut rest = text;
+    while let Some(i) = rest.find("gAAAAA") {
+        let tok: String = rest[i..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_' || *c == '=')
+            .collect();
+        rest = &rest[i + tok.len()..];
+        tokens.push(tok);
+    }
+    tokens
+}
+
+/// The Keystone tokens held in the server's sessions, opened with the server's own
+/// sealing key (`data_dir/session.key`) through the public session store API.
+pub async fn stored_tokens(srv: &TestServer) -> Vec<String> {
+    use tower_sessions::SessionStore;
+    let key = controller::run::load_or_create_key(&srv.data_dir.join("session.key")).unwrap();
+    let pool = sqlx::SqlitePool::connect_with(
+        sqlx::sqlite::SqliteConnectOptions::new().filename(srv.data_dir.join("sessions.db")),
+    )
+    .await
+    .unwrap();
+    let store = server::sessions::SealedStore::new(
+        tower_sessions_sqlx_store::SqliteStore::new(pool),
+        std::sync::Arc::new(controller::pki::Sealer::new(&key.0)),
+    );
+    let mut tokens = Vec::new();
+    for (id, _) in raw_sessions(srv).await {
+        let id: tower_sessions::session::Id = id.parse().unwrap();
+        if let Some(record) = store.load(&id).await.unwrap() {
+            tokens.extend(fernet_tokens(&serde_json::to_string(&record.data).unwrap()));
         }
     }
     tokens

@@ -2,103 +2,15 @@
 //! overridden by command-line flags. Every key is documented in `Leptos.toml`.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-use serde::Deserialize;
 use url::Url;
 
-/// Where sessions are stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum SessionStoreKind {
-    /// SQLite database `sessions.db` in the data dir; survives restarts.
-    Sqlite,
-    /// In-process memory; sessions end when the server stops.
-    Memory,
-}
+mod settings;
 
-/// Settings as given by the file, env or flags; every field optional so layers can merge.
-#[derive(Clone, Debug, Default, Parser, Deserialize)]
-#[command(
-    name = "mission-control",
-    version,
-    about = "Mission Control: self-service Kubernetes on OpenStack"
-)]
-#[serde(deny_unknown_fields)]
-pub struct Settings {
-    /// Configuration file (TOML). Missing file: built-in defaults.
-    #[arg(long, env = "MC_CONFIG", default_value = "Leptos.toml")]
-    #[serde(skip)]
-    pub config: PathBuf,
-    /// Address to listen on, e.g. 127.0.0.1:3000.
-    #[arg(long, env = "MC_SITE_ADDR")]
-    pub site_addr: Option<SocketAddr>,
-    /// Origin browsers use to reach the dashboard, e.g. https://mc.example.com.
-    #[arg(long, env = "MC_PUBLIC_ORIGIN")]
-    pub public_origin: Option<String>,
-    /// Keystone v3 endpoint, e.g. https://identity.example.com/v3.
-    #[arg(long, env = "MC_KEYSTONE_URL")]
-    pub keystone_url: Option<String>,
-    /// Kubernikus API base URL, or "embedded" for the built-in controller stack.
-    #[arg(long, env = "MC_CONTROLLER_URL")]
-    pub controller_url: Option<String>,
-    /// Keystone user the embedded controller validates tokens with.
-    #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
-    pub controller_service_user: Option<String>,
-    /// Its password (needed only with controller_url = "embedded").
-    #[arg(long, env = "MC_CONTROLLER_SERVICE_PASSWORD", hide_env_values = true)]
-    pub controller_service_password: Option<String>,
-    /// Domain of that user and of its project.
-    #[arg(long, env = "MC_CONTROLLER_SERVICE_DOMAIN")]
-    pub controller_service_domain: Option<String>,
-    /// Project the service token is scoped to.
-    #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT")]
-    pub controller_service_project: Option<String>,
-    /// Seconds the embedded controller's simulated control planes take to come up.
-    #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS")]
-    pub controller_phase_seconds: Option<f64>,
-    /// Minutes a kluster may take to reach Running before it gets a Warning (default 30).
-    #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
-    pub controller_creation_timeout_minutes: Option<u64>,
-    /// Instance quota of each project in the simulated cloud (default 10).
-    #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES")]
-    pub controller_quota_instances: Option<u64>,
-    /// vCPU quota of each project in the simulated cloud (default 20).
-    #[arg(long, env = "MC_CONTROLLER_QUOTA_CORES")]
-    pub controller_quota_cores: Option<u64>,
-    /// RAM quota (MiB) of each project in the simulated cloud (default 51200).
-    #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB")]
-    pub controller_quota_ram_mb: Option<u64>,
-    /// Session store: sqlite or memory.
-    #[arg(long, env = "MC_SESSION_STORE")]
-    pub session_store: Option<SessionStoreKind>,
-    /// Directory for the server's data (session database).
-    #[arg(long, env = "MC_DATA_DIR")]
-    pub data_dir: Option<PathBuf>,
-    /// Directory holding the built site (pkg/ with WASM, JS, CSS; favicon).
-    #[arg(long, env = "MC_SITE_ROOT")]
-    pub site_root: Option<PathBuf>,
-    /// Minutes of inactivity after which a session ends.
-    #[arg(long, env = "MC_SESSION_IDLE_MINUTES")]
-    pub session_idle_minutes: Option<u64>,
-    /// Seconds after sign-in at which a session ends at the latest (also capped by the token).
-    #[arg(long, env = "MC_SESSION_MAX_LIFETIME_SECS")]
-    pub session_max_lifetime_secs: Option<u64>,
-    /// Seconds a token check with Keystone stays trusted before the next one.
-    #[arg(long, env = "MC_TOKEN_RECHECK_SECS")]
-    pub token_recheck_secs: Option<u64>,
-    /// Failed sign-ins allowed per user name within the window.
-    #[arg(long, env = "MC_LOGIN_FAILURES_PER_USER")]
-    pub login_failures_per_user: Option<usize>,
-    /// Failed sign-ins allowed per client address within the window.
-    #[arg(long, env = "MC_LOGIN_FAILURES_PER_CLIENT")]
-    pub login_failures_per_client: Option<usize>,
-    /// Length of the sign-in failure window in seconds.
-    #[arg(long, env = "MC_LOGIN_WINDOW_SECS")]
-    pub login_window_secs: Option<u64>,
-}
+pub use settings::{SessionStoreKind, Settings};
 
 /// A configuration error, in words.
 #[derive(Debug, thiserror::Error)]
@@ -142,6 +54,8 @@ pub struct Config {
     pub keystone_url: String,
     /// Kubernikus API base URL or "embedded".
     pub controller_url: String,
+    /// Where the embedded controller listens.
+    pub controller_listen: SocketAddr,
     /// Service credentials of the embedded controller (`None` with a remote controller).
     pub controller_service: Option<controller::auth::ServiceCredentials>,
     /// How fast the embedded controller's simulated cloud and reconcilers go, and the
@@ -165,77 +79,14 @@ pub struct Config {
     pub login_failures_per_client: usize,
     /// Sign-in failure window.
     pub login_window: Duration,
-}
-
-impl Settings {
-    /// Reads a settings file; a missing file gives empty settings.
-    pub fn from_file(path: &Path) -> Result<Settings, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-            Err(source) => {
-                return Err(ConfigError::Read {
-                    path: path.into(),
-                    source,
-                })
-            }
-        };
-        toml::from_str(&text).map_err(|e| ConfigError::Parse {
-            path: path.into(),
-            message: e.to_string(),
-        })
-    }
-
-    /// Fields set in `self` win over those of `lower`.
-    pub fn over(self, lower: Settings) -> Settings {
-        Settings {
-            config: self.config,
-            site_addr: self.site_addr.or(lower.site_addr),
-            public_origin: self.public_origin.or(lower.public_origin),
-            keystone_url: self.keystone_url.or(lower.keystone_url),
-            controller_url: self.controller_url.or(lower.controller_url),
-            controller_service_user: self
-                .controller_service_user
-                .or(lower.controller_service_user),
-            controller_service_password: self
-                .controller_service_password
-                .or(lower.controller_service_password),
-            controller_service_domain: self
-                .controller_service_domain
-                .or(lower.controller_service_domain),
-            controller_service_project: self
-                .controller_service_project
-                .or(lower.controller_service_project),
-            controller_phase_seconds: self
-                .controller_phase_seconds
-                .or(lower.controller_phase_seconds),
-            controller_creation_timeout_minutes: self
-                .controller_creation_timeout_minutes
-                .or(lower.controller_creation_timeout_minutes),
-            controller_quota_instances: self
-                .controller_quota_instances
-                .or(lower.controller_quota_instances),
-            controller_quota_cores: self.controller_quota_cores.or(lower.controller_quota_cores),
-            controller_quota_ram_mb: self
-                .controller_quota_ram_mb
-                .or(lower.controller_quota_ram_mb),
-            session_store: self.session_store.or(lower.session_store),
-            data_dir: self.data_dir.or(lower.data_dir),
-            site_root: self.site_root.or(lower.site_root),
-            session_idle_minutes: self.session_idle_minutes.or(lower.session_idle_minutes),
-            session_max_lifetime_secs: self
-                .session_max_lifetime_secs
-                .or(lower.session_max_lifetime_secs),
-            token_recheck_secs: self.token_recheck_secs.or(lower.token_recheck_secs),
-            login_failures_per_user: self
-                .login_failures_per_user
-                .or(lower.login_failures_per_user),
-            login_failures_per_client: self
-                .login_failures_per_client
-                .or(lower.login_failures_per_client),
-            login_window_secs: self.login_window_secs.or(lower.login_window_secs),
-        }
-    }
+    /// Proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: crate::client_ip::TrustedProxies,
+    /// Whether the embedded controller serves the simulator API.
+    pub controller_simulator_api: bool,
+    /// Live streams per session and per user.
+    pub live_streams_per_user: usize,
+    /// The key that seals sessions at rest.
+    pub session_key_file: PathBuf,
 }
 
 impl Config {
@@ -302,12 +153,27 @@ impl Config {
                 Ok(v)
             }
         };
+        let trusted_proxies = s
+            .trusted_proxies
+            .unwrap_or_default()
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| crate::client_ip::IpNet::parse(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|message| ConfigError::Invalid {
+                key: "trusted_proxies",
+                message,
+            })?;
+        let data_dir: PathBuf = s.data_dir.unwrap_or_else(|| ".state/data".into());
         Ok(Config {
             site_addr,
             public_origin,
             https,
             keystone_url,
             controller_url,
+            controller_listen: s
+                .controller_listen
+                .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0))),
             controller_service,
             controller_pace: {
                 let phase = s
@@ -347,7 +213,10 @@ impl Config {
                 pace
             },
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
-            data_dir: s.data_dir.unwrap_or_else(|| ".state/data".into()),
+            session_key_file: s
+                .session_key_file
+                .unwrap_or_else(|| data_dir.join("session.key")),
+            data_dir,
             site_root: s.site_root.unwrap_or_else(|| "target/site".into()),
             session_idle: Duration::from_secs(
                 60 * positive("session_idle_minutes", s.session_idle_minutes.unwrap_or(60))?,
@@ -363,6 +232,12 @@ impl Config {
                 "login_window_secs",
                 s.login_window_secs.unwrap_or(300),
             )?),
+            trusted_proxies: crate::client_ip::TrustedProxies(trusted_proxies.into()),
+            controller_simulator_api: s.controller_simulator_api.unwrap_or(false),
+            live_streams_per_user: positive(
+                "live_streams_per_user",
+                s.live_streams_per_user.unwrap_or(10) as u64,
+            )? as usize,
         })
     }
 }
@@ -426,7 +301,7 @@ mod tests {
 
     #[test]
     fn the_shipped_leptos_toml_parses() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Leptos.toml");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Leptos.toml");
         let s = Settings::from_file(&path).unwrap();
         assert!(s.site_addr.is_some() && s.keystone_url.is_some());
         Config::resolve(s).unwrap();

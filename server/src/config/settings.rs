@@ -1,0 +1,177 @@
+//! The settings as given by the file, the environment or the flags: every field optional,
+//! so that the layers merge (flag > env > file > default).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use serde::Deserialize;
+
+use super::ConfigError;
+
+/// Where sessions are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStoreKind {
+    /// SQLite database `sessions.db` in the data dir; survives restarts.
+    Sqlite,
+    /// In-process memory; sessions end when the server stops.
+    Memory,
+}
+
+/// Settings as given by the file, env or flags; every field optional so layers can merge.
+#[derive(Clone, Debug, Default, Parser, Deserialize)]
+#[command(
+    name = "mission-control",
+    version,
+    about = "Mission Control: self-service Kubernetes on OpenStack"
+)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Configuration file (TOML). Missing file: built-in defaults.
+    #[arg(long, env = "MC_CONFIG", default_value = "Leptos.toml")]
+    #[serde(skip)]
+    pub config: PathBuf,
+    /// Address to listen on, e.g. 127.0.0.1:3000.
+    #[arg(long, env = "MC_SITE_ADDR")]
+    pub site_addr: Option<SocketAddr>,
+    /// Origin browsers use to reach the dashboard, e.g. https://mc.example.com.
+    #[arg(long, env = "MC_PUBLIC_ORIGIN")]
+    pub public_origin: Option<String>,
+    /// Keystone v3 endpoint, e.g. https://identity.example.com/v3.
+    #[arg(long, env = "MC_KEYSTONE_URL")]
+    pub keystone_url: Option<String>,
+    /// Kubernikus API base URL, or "embedded" for the built-in controller stack.
+    #[arg(long, env = "MC_CONTROLLER_URL")]
+    pub controller_url: Option<String>,
+    /// Address the embedded controller listens on (port 0: any free loopback port).
+    #[arg(long, env = "MC_CONTROLLER_LISTEN")]
+    pub controller_listen: Option<SocketAddr>,
+    /// Keystone user the embedded controller validates tokens with.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
+    pub controller_service_user: Option<String>,
+    /// Its password (needed only with controller_url = "embedded").
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PASSWORD", hide_env_values = true)]
+    pub controller_service_password: Option<String>,
+    /// Domain of that user and of its project.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_DOMAIN")]
+    pub controller_service_domain: Option<String>,
+    /// Project the service token is scoped to.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT")]
+    pub controller_service_project: Option<String>,
+    /// Seconds the embedded controller's simulated control planes take to come up.
+    #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS")]
+    pub controller_phase_seconds: Option<f64>,
+    /// Minutes a kluster may take to reach Running before it gets a Warning (default 30).
+    #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
+    pub controller_creation_timeout_minutes: Option<u64>,
+    /// Instance quota of each project in the simulated cloud (default 10).
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES")]
+    pub controller_quota_instances: Option<u64>,
+    /// vCPU quota of each project in the simulated cloud (default 20).
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_CORES")]
+    pub controller_quota_cores: Option<u64>,
+    /// RAM quota (MiB) of each project in the simulated cloud (default 51200).
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB")]
+    pub controller_quota_ram_mb: Option<u64>,
+    /// Session store: sqlite or memory.
+    #[arg(long, env = "MC_SESSION_STORE")]
+    pub session_store: Option<SessionStoreKind>,
+    /// Directory for the server's data (session database).
+    #[arg(long, env = "MC_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Directory holding the built site (pkg/ with WASM, JS, CSS; favicon).
+    #[arg(long, env = "MC_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
+    /// Minutes of inactivity after which a session ends.
+    #[arg(long, env = "MC_SESSION_IDLE_MINUTES")]
+    pub session_idle_minutes: Option<u64>,
+    /// Seconds after sign-in at which a session ends at the latest (also capped by the token).
+    #[arg(long, env = "MC_SESSION_MAX_LIFETIME_SECS")]
+    pub session_max_lifetime_secs: Option<u64>,
+    /// Seconds a token check with Keystone stays trusted before the next one.
+    #[arg(long, env = "MC_TOKEN_RECHECK_SECS")]
+    pub token_recheck_secs: Option<u64>,
+    /// Failed sign-ins allowed per user name within the window.
+    #[arg(long, env = "MC_LOGIN_FAILURES_PER_USER")]
+    pub login_failures_per_user: Option<usize>,
+    /// Failed sign-ins allowed per client address within the window.
+    #[arg(long, env = "MC_LOGIN_FAILURES_PER_CLIENT")]
+    pub login_failures_per_client: Option<usize>,
+    /// Length of the sign-in failure window in seconds.
+    #[arg(long, env = "MC_LOGIN_WINDOW_SECS")]
+    pub login_window_secs: Option<u64>,
+    /// Proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For is believed.
+    #[arg(long, env = "MC_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Option<Vec<String>>,
+    /// Whether the embedded controller serves the simulator API (cloud admins only).
+    #[arg(long, env = "MC_CONTROLLER_SIMULATOR_API")]
+    pub controller_simulator_api: Option<bool>,
+    /// Live event streams one session, and one user, may hold open at once.
+    #[arg(long, env = "MC_LIVE_STREAMS_PER_USER")]
+    pub live_streams_per_user: Option<usize>,
+    /// File with the key that seals sessions at rest (64 hex digits; created if missing).
+    #[arg(long, env = "MC_SESSION_KEY_FILE")]
+    pub session_key_file: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Reads a settings file; a missing file gives empty settings.
+    pub fn from_file(path: &Path) -> Result<Settings, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.into(),
+                    source,
+                })
+            }
+        };
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.into(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Fields set in `self` win over those of `lower`.
+    pub fn over(self, lower: Settings) -> Settings {
+        macro_rules! layered {
+            ($($field:ident),* $(,)?) => {
+                Settings {
+                    config: self.config,
+                    $($field: self.$field.or(lower.$field),)*
+                }
+            };
+        }
+        layered!(
+            site_addr,
+            public_origin,
+            keystone_url,
+            controller_url,
+            controller_listen,
+            controller_service_user,
+            controller_service_password,
+            controller_service_domain,
+            controller_service_project,
+            controller_phase_seconds,
+            controller_creation_timeout_minutes,
+            controller_quota_instances,
+            controller_quota_cores,
+            controller_quota_ram_mb,
+            session_store,
+            data_dir,
+            site_root,
+            session_idle_minutes,
+            session_max_lifetime_secs,
+            token_recheck_secs,
+            login_failures_per_user,
+            login_failures_per_client,
+            login_window_secs,
+            trusted_proxies,
+            controller_simulator_api,
+            live_streams_per_user,
+            session_key_file,
+        )
+    }
+}

@@ -1,0 +1,187 @@
+//! Sessions at rest: a [`SealedStore`] wraps any tower-sessions store and seals each
+//! session's data (Keystone tokens among it) with ChaCha20-Poly1305 before it reaches the
+//! database; and the data directory is kept private (0700, files 0600).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use controller::pki::Sealer;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::session_store::{Error, Result};
+use tower_sessions::SessionStore;
+
+/// The one key under which a sealed record keeps its data.
+const SEALED: &str = "sealed";
+
+/// A session store whose records hold only `{"sealed": "<base64 of nonce‖ciphertext>"}`.
+#[derive(Clone)]
+pub struct SealedStore<S> {
+    inner: S,
+    sealer: Arc<Sealer>,
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for SealedStore<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SealedStore")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> SealedStore<S> {
+    /// Seals records with `sealer` before they reach `inner`.
+    pub fn new(inner: S, sealer: Arc<Sealer>) -> Self {
+        Self { inner, sealer }
+    }
+
+    fn seal(&self, record: &Record) -> Result<Record> {
+        use base64::Engine;
+        let plain = serde_json::to_vec(&record.data).map_err(|e| Error::Encode(e.to_string()))?;
+        let sealed = self
+            .sealer
+            .seal(&plain)
+            .map_err(|e| Error::Encode(e.to_string()))?;
+        let mut data = std::collections::HashMap::new();
+        data.insert(
+            SEALED.to_string(),
+            serde_json::Value::String(base64::engine::general_purpose::STANDARD.encode(sealed)),
+        );
+        Ok(Record {
+            id: record.id,
+            data,
+            expiry_date: record.expiry_date,
+        })
+    }
+
+    fn open(&self, mut record: Record) -> Result<Record> {
+        use base64::Engine;
+        let Some(serde_json::Value::String(b64)) = record.data.remove(SEALED) else {
+            // Written before sealing (or by someone else): not to be trusted, start afresh.
+            return Err(Error::Decode("the session record is not sealed".into()));
+        };
+        let sealed = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| Error::Decode(e.to_string()))?;
+        let plain = self
+            .sealer
+            .open(&sealed)
+            .map_err(|_| Error::Decode("the session record does not open with this key".into()))?;
+        record.data = serde_json::from_slice(&plain).map_err(|e| Error::Decode(e.to_string()))?;
+        Ok(record)
+    }
+}
+
+#[async_trait]
+impl<S: SessionStore + Clone> SessionStore for SealedStore<S> {
+    async fn create(&self, record: &mut Record) -> Result<()> {
+        let mut sealed = self.seal(record)?;
+        self.inner.create(&mut sealed).await?;
+        record.id = sealed.id; // the inner store may pick another id on a collision
+        Ok(())
+    }
+
+    async fn save(&self, record: &Record) -> Result<()> {
+        self.inner.save(&self.seal(record)?).await
+    }
+
+    async fn load(&self, id: &Id) -> Result<Option<Record>> {
+        match self.inner.load(id).await? {
+            None => Ok(None),
+            Some(r) => match self.open(r) {
+                Ok(r) => Ok(Some(r)),
+                Err(e) => {
+                    // Unreadable (another key, tampered, or from before sealing): the user
+                    // signs in again; the row goes.
+                    tracing::warn!(error = %e, "dropping a session record that does not open");
+                    self.inner.delete(id).await?;
+                    Ok(None)
+                }
+            },
+        }
+    }
+
+    async fn delete(&self, id: &Id) -> Result<()> {
+        self.inner.delete(id).await
+    }
+}
+
+/// Creates `dir` (and parents) and makes it private to this user (0700).
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Makes an SQLite database file private (0600) before it is opened, creating it empty
+/// when missing; its `-wal` and `-shm` files, which SQLite creates with the database's
+/// mode, are tightened too if they exist.
+pub fn private_db(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)?;
+        for suffix in ["", "-wal", "-shm"] {
+            let p = format!("{}{suffix}", path.display());
+            match std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower_sessions::MemoryStore;
+
+    fn record() -> Record {
+        let mut data = std::collections::HashMap::new();
+        data.insert("auth".into(), serde_json::json!({"token": "gAAAAAsecret"}));
+        Record {
+            id: Id::default(),
+            data,
+            expiry_date: time::OffsetDateTime::now_utc() + time::Duration::hours(1),
+        }
+    }
+
+    #[tokio::test]
+    async fn records_are_sealed_at_rest_and_open_again() {
+        let inner = MemoryStore::default();
+        let store = SealedStore::new(inner.clone(), Arc::new(Sealer::new(&[7; 32])));
+        let mut r = record();
+        store.create(&mut r).await.unwrap();
+        let raw = inner.load(&r.id).await.unwrap().unwrap();
+        let raw_text = serde_json::to_string(&raw.data).unwrap();
+        assert!(!raw_text.contains("gAAAAAsecret"), "{raw_text}");
+        assert!(raw.data.contains_key(SEALED));
+        let back = store.load(&r.id).await.unwrap().unwrap();
+        assert_eq!(back.data, r.data);
+    }
+
+    #[tokio::test]
+    async fn a_record_sealed_with_another_key_or_plain_is_dropped() {
+        let inner = MemoryStore::default();
+        let a = SealedStore::new(inner.clone(), Arc::new(Sealer::new(&[1; 32])));
+        let b = SealedStore::new(inner.clone(), Arc::new(Sealer::new(&[2; 32])));
+        let mut r = record();
+        a.create(&mut r).await.unwrap();
+        assert!(b.load(&r.id).await.unwrap().is_none());
+        assert!(inner.load(&r.id).await.unwrap().is_none(), "the row went");
+        let mut plain = record();
+        inner.create(&mut plain).await.unwrap();
+        assert!(a.load(&plain.id).await.unwrap().is_none());
+    }
+}

@@ -1,0 +1,245 @@
+//! Live streams fail closed: only an explicit yes from the controller opens one, the answer
+//! is asked again while it runs, a token the controller refuses is not used for the shared
+//! feed, and a session or user holds a bounded number of streams.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
+use common::*;
+use reqwest::Client;
+
+/// What the test proxy in front of the controller does.
+#[derive(Default)]
+struct Rules {
+    /// `GET /api/v1/events…` (not the stream) answers 403: the policy withdrew access.
+    deny_events: bool,
+    /// The first token to open `/api/v1/events/stream` is refused there from then on.
+    refuse_first_streamer: Option<String>,
+    /// How often each token asked for the stream.
+    stream_asks: HashMap<String, usize>,
+}
+
+type Shared = Arc<Mutex<Rules>>;
+
+fn lock(r: &Shared) -> std::sync::MutexGuard<'_, Rules> {
+    r.lock().unwrap()
+}
+
+/// A proxy in front of `upstream` that streams answers through and applies [`Rules`].
+async fn proxy(upstream: String, rules: Shared) -> String {
+    async fn forward(
+        State((http, upstream, rules)): State<(Client, String, Shared)>,
+        req: Request<Body>,
+    ) -> axum::response::Response {
+        let path = req
+            .uri()
+            .path_and_query()
+            .map(|p| p.to_string())
+            .unwrap_or_default();
+        let token = req
+            .headers()
+            .get("x-auth-token")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let forbidden = || {
+            (
+                axum::http::StatusCode::FORBIDDEN,
+                r#"{"code":403,"message":"You are not allowed to do GetClusterEvents"}"#,
+            )
+                .into_response()
+        };
+        {
+            let mut r = lock(&rules);
+            if path.starts_with("/api/v1/events/stream") {
+                *r.stream_asks.entry(token.clone()).or_default() += 1;
+                let refused = r.refuse_first_streamer.get_or_insert_with(|| token.clone());
+                if *refused == token {
+                    return forbidden();
+                }
+            } else if path.starts_with("/api/v1/events") && r.deny_events {
+                return forbidden();
+            }
+        }
+        let mut out = http
+            .request(req.method().clone(), format!("{upstream}{path}"))
+            .header("x-auth-token", token);
+        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
+            .await
+            .unwrap_or_default();
+        out = out.body(body);
+        let r = out.send().await.unwrap();
+        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
+        let ct = r.headers().get("content-type").cloned();
+        let chunks = futures_util::stream::unfold(r, |mut r| async move {
+            match r.chunk().await {
+                Ok(Some(c)) => Some((Ok::<_, std::io::Error>(c), r)),
+                _ => None,
+            }
+        });
+        let mut res = (status, Body::from_stream(chunks)).into_response();
+        if let Some(ct) = ct {
+            res.headers_mut().insert("content-type", ct);
+        }
+        res
+    }
+    let app = axum::Router::new()
+        .fallback(forward)
+        .with_state((Client::new(), upstream, rules));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+async fn stream(c: &Client, srv: &TestServer) -> reqwest::Response {
+    c.get(format!("{}/events/stream", srv.base))
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Reads the stream until a frame `event: <kind>` arrives; panics after 15 s.
+async fn wait_for(r: &mut reqwest::Response, kind: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut buf = String::new();
+    let needle = format!("event: {kind}\n");
+    loop {
+        if let Some(i) = buf.find(&needle) {
+            return buf[i..].lines().nth(1).unwrap_or_default().to_string();
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, r.chunk()).await {
+            Ok(Ok(Some(c))) => buf.push_str(&String::from_utf8_lossy(&c)),
+            other => panic!("no `{kind}` frame ({other:?}); got {buf:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_user_without_a_kubernetes_role_gets_no_stream() {
+    let srv = spawn(|_| {}).await;
+    let c = browser();
+    let password = std::env::var("KS_ADMIN_PASSWORD").expect("KS_ADMIN_PASSWORD (demo env)");
+    let r = call(
+        &c,
+        &srv,
+        "login",
+        &[
+            ("user_name", "admin"),
+            ("password", &password),
+            ("user_domain", "Default"),
+            ("project", "cloud_admin"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
+    let r = stream(&c, &srv).await;
+    assert_eq!(r.status(), 403);
+    assert!(r
+        .text()
+        .await
+        .unwrap()
+        .contains("not allowed to see this project's events"));
+}
+
+#[tokio::test]
+async fn a_controller_that_cannot_answer_opens_no_stream() {
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    }; // nothing listens there any more
+    let srv = spawn(|s| s.controller_url = Some(format!("http://127.0.0.1:{closed}"))).await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let r = stream(&c, &srv).await;
+    assert_eq!(r.status(), 503);
+    assert!(r
+        .text()
+        .await
+        .unwrap()
+        .contains("cannot confirm your access"));
+}
+
+#[tokio::test]
+async fn withdrawn_access_ends_an_open_stream_at_the_next_check() {
+    let backing = spawn(|_| {}).await;
+    let rules = Shared::default();
+    lock(&rules).refuse_first_streamer = Some(String::new()); // refuse nobody
+    let url = proxy(backing.controller_url.clone(), rules.clone()).await;
+    let srv = spawn(|s| s.controller_url = Some(url)).await; // token re-check: every 1 s
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let mut r = stream(&c, &srv).await;
+    assert_eq!(r.status(), 200);
+    wait_for(&mut r, "live").await;
+    lock(&rules).deny_events = true;
+    let why = wait_for(&mut r, "forbidden").await;
+    assert!(why.contains("not allowed"), "{why}");
+    // And it is closed: a new one is refused.
+    assert_eq!(stream(&c, &srv).await.status(), 403);
+}
+
+#[tokio::test]
+async fn a_token_the_controller_refuses_is_not_used_again_for_the_shared_feed() {
+    let backing = spawn(|_| {}).await;
+    let rules = Shared::default();
+    let url = proxy(backing.controller_url.clone(), rules.clone()).await;
+    let srv = spawn(|s| s.controller_url = Some(url)).await;
+    let first = browser();
+    login(&first, &srv, "alice", "demo").await;
+    let mut a = stream(&first, &srv).await;
+    assert_eq!(a.status(), 200);
+    wait_for(&mut a, "paused").await;
+    tokio::time::sleep(Duration::from_secs(3)).await; // several upstream retries' worth
+    {
+        let r = lock(&rules);
+        let refused = r.refuse_first_streamer.clone().unwrap();
+        assert_eq!(
+            r.stream_asks[&refused], 1,
+            "the refused token was tried again"
+        );
+    }
+    // Another browser of the project brings a token the controller accepts.
+    let second = browser();
+    login(&second, &srv, "alice", "demo").await;
+    let mut b = stream(&second, &srv).await;
+    wait_for(&mut b, "live").await;
+    wait_for(&mut a, "live").await;
+}
+
+#[tokio::test]
+async fn a_session_holds_a_bounded_number_of_streams() {
+    let srv = spawn(|s| s.live_streams_per_user = Some(2)).await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let one = stream(&c, &srv).await;
+    let two = stream(&c, &srv).await;
+    assert_eq!((one.status().as_u16(), two.status().as_u16()), (200, 200));
+    let three = stream(&c, &srv).await;
+    assert_eq!(three.status(), 429);
+    assert!(three
+        .text()
+        .await
+        .unwrap()
+        .contains("Too many live update streams"));
+    // The user's other session counts too.
+    let other = browser();
+    login(&other, &srv, "alice", "demo").await;
+    assert_eq!(stream(&other, &srv).await.status(), 429);
+    drop(one);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = stream(&c, &srv).await;
+        if r.status() == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the slot was not freed");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

@@ -39,17 +39,17 @@ async fn main() {
         },
         Clock::manual(),
     );
-    let rec = Reconciler {
-        store: store.clone(),
-        cloud: Arc::new(sim.clone()),
-        timing: Timing {
+    let rec = Reconciler::new(
+        store.clone(),
+        Arc::new(sim.clone()),
+        Timing {
             create: Duration::ZERO,
             upgrade: Duration::ZERO,
             creation_timeout: Duration::from_secs(3600),
             register_timeout: Duration::from_secs(3600),
         },
-        call_timeout: Duration::from_secs(30),
-    };
+        Duration::from_secs(30),
+    );
     for p in 0..PROJECTS {
         for i in 0..PER_PROJECT {
             let mut k: kluster::Kluster = serde_json::from_value(serde_json::json!({

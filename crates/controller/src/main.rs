@@ -84,6 +84,17 @@ struct Args {
     /// RAM quota (MiB) of each project in the simulated cloud.
     #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB", default_value_t = 51200)]
     quota_ram_mb: i64,
+    /// Serve the simulator API (`/api/v1/simulator*`: faults and limits of the simulated
+    /// cloud, for cloud admins). Off: those paths answer 404.
+    #[arg(long, env = "MC_CONTROLLER_SIMULATOR_API")]
+    simulator_api: bool,
+    /// Projects reconciled at once.
+    #[arg(long, env = "MC_CONTROLLER_RECONCILE_CONCURRENCY", default_value_t = 8)]
+    reconcile_concurrency: usize,
+    /// Seconds one project's reconcile pass may wait for its cloud (default: four times the
+    /// cloud call timeout).
+    #[arg(long, env = "MC_CONTROLLER_PROJECT_BUDGET_SECONDS")]
+    project_budget_seconds: Option<f64>,
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
@@ -113,6 +124,13 @@ async fn main() -> ExitCode {
         cores: a.quota_cores,
         ram: a.quota_ram_mb,
     };
+    pace.reconcile_concurrency = a.reconcile_concurrency.max(1);
+    if let Some(budget) = a
+        .project_budget_seconds
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+    {
+        pace.project_budget = budget;
+    }
     let config = ControllerConfig {
         ca_key,
         pace,
@@ -132,6 +150,7 @@ async fn main() -> ExitCode {
             cors_origins: a.cors_origins,
             auth_url: a.keystone_url,
             public_url: a.public_url.unwrap_or_default(),
+            simulator_api: a.simulator_api,
             ..Default::default()
         },
     };

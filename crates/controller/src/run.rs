@@ -46,18 +46,27 @@ pub struct Pace {
     pub reconcile_every: Duration,
     /// Longest wait for one cloud call.
     pub call_timeout: Duration,
+    /// Projects reconciled at once.
+    pub reconcile_concurrency: usize,
+    /// How long one project's reconcile pass may wait for its cloud: past it the project's
+    /// remaining cloud calls fail at once and the next pass continues.
+    pub project_budget: Duration,
 }
 
 impl Pace {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run
-    /// every quarter of it (between 50 ms and 1 s); cloud calls time out after 30 s (at
-    /// least `phase`).
+    /// every quarter of it (between 50 ms and 1 s); cloud calls time out after `phase`
+    /// (between 1 and 30 s); 8 projects are reconciled at once, each with a budget of
+    /// four call timeouts per pass.
     pub fn scaled(phase: Duration) -> Pace {
+        let call_timeout = Duration::from_secs(30).min(phase.max(Duration::from_secs(1)));
         Pace {
             timing: crate::reconcile::ground::Timing::scaled(phase),
             sim: crate::cloud::sim::SimConfig::scaled(phase),
             reconcile_every: (phase / 4).clamp(Duration::from_millis(50), Duration::from_secs(1)),
-            call_timeout: Duration::from_secs(30).min(phase.max(Duration::from_secs(1))),
+            call_timeout,
+            reconcile_concurrency: crate::reconcile::DEFAULT_CONCURRENCY,
+            project_budget: crate::reconcile::default_budget(call_timeout),
         }
     }
 }
@@ -247,6 +256,8 @@ pub async fn start(
         cloud: state.cloud.clone(),
         timing: config.pace.timing,
         call_timeout: config.pace.call_timeout,
+        concurrency: config.pace.reconcile_concurrency,
+        project_budget: config.pace.project_budget,
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
     let (store, cloud) = (state.store.clone(), state.cloud.clone());

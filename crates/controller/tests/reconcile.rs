@@ -49,17 +49,17 @@ async fn world(tag: &str) -> World {
 }
 
 fn reconciler(store: &Store, cloud: Arc<dyn Cloud>) -> Reconciler {
-    Reconciler {
-        store: store.clone(),
+    Reconciler::new(
+        store.clone(),
         cloud,
-        timing: Timing {
+        Timing {
             create: Duration::ZERO,
             upgrade: Duration::ZERO,
             creation_timeout: Duration::from_secs(3600),
             register_timeout: Duration::from_secs(60),
         },
-        call_timeout: Duration::from_millis(200),
-    }
+        Duration::from_millis(200),
+    )
 }
 
 fn kluster(name: &str, pools: &[(&str, i64)]) -> Kluster {
@@ -83,6 +83,10 @@ fn kluster(name: &str, pools: &[(&str, i64)]) -> Kluster {
 
 impl World {
     async fn add(&self, k: Kluster) {
+        self.add_to(P, k).await;
+    }
+
+    async fn add_to(&self, project: &str, k: Kluster) {
         let stored = StoredKluster {
             kluster: k,
             creator: "alice/demo".into(),
@@ -92,7 +96,7 @@ impl World {
             cert_pem: String::new(),
             key_sealed: Vec::new(),
         };
-        self.store.insert(P, &stored, &ca).await.unwrap();
+        self.store.insert(project, &stored, &ca).await.unwrap();
     }
 
     async fn get(&self, name: &str) -> Option<Kluster> {
@@ -130,9 +134,13 @@ impl World {
     }
 
     async fn set_faults(&self, faults: Faults) {
-        let mut p = self.sim.project(P);
+        self.set_faults_of(P, faults);
+    }
+
+    fn set_faults_of(&self, project: &str, faults: Faults) {
+        let mut p = self.sim.project(project);
         p.faults = faults;
-        self.sim.set_project(P, p);
+        self.sim.set_project(project, p);
     }
 
     async fn resize(&self, name: &str, pool: usize, size: i64) {
@@ -420,6 +428,85 @@ async fn cloud_outages_are_events_and_creation_times_out() {
     let late = w.get("late").await.unwrap();
     assert_eq!(late.status.phase, KlusterPhase::Running);
     assert_eq!(late.status.message, "");
+}
+
+/// A project whose cloud hangs (sorted before `P`, so the old sequential pass met it first).
+const HUNG: &str = "project-0";
+
+fn hanging() -> Faults {
+    Faults {
+        api_timeout: true,
+        ..Faults::default()
+    }
+}
+
+#[tokio::test]
+async fn a_project_whose_cloud_hangs_does_not_hold_up_another_projects_pass() {
+    let w = world("budget").await;
+    // The hung project has a running kluster (it needs a server listing) and a new one
+    // (it needs the metadata): both calls hang.
+    w.add_to(HUNG, kluster("up", &[("a", 1)])).await;
+    for _ in 0..2 {
+        w.rec.pass().await.unwrap();
+    }
+    w.add_to(HUNG, kluster("new", &[("a", 1)])).await;
+    w.set_faults_of(HUNG, hanging());
+    w.add(kluster("k", &[("a", 2)])).await;
+    let mut rec = w.rec.clone();
+    rec.call_timeout = Duration::from_secs(60);
+    rec.project_budget = Duration::from_millis(300);
+    let t0 = std::time::Instant::now();
+    for _ in 0..2 {
+        tokio::time::timeout(Duration::from_secs(5), rec.pass())
+            .await
+            .expect("a pass ends within the hung project's budget")
+            .unwrap();
+    }
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    let k = w.get("k").await.unwrap();
+    assert_eq!(k.status.phase, KlusterPhase::Running);
+    assert_eq!(w.servers("k").await.len(), 2, "its nodes are created");
+    // The hung project's running kluster was told, within the budget, that the cloud is
+    // away; its new kluster waits.
+    let up = w.store.events(HUNG, "up").await.unwrap();
+    let warning = up.iter().find(|e| e.reason == "CloudUnavailable");
+    assert!(warning.is_some_and(|e| e.kind == "Warning"), "{up:?}");
+    let new = w.store.get(HUNG, "new").await.unwrap().unwrap().kluster;
+    assert_eq!(new.status.phase, KlusterPhase::Pending);
+}
+
+#[tokio::test]
+async fn the_running_reconciler_keeps_other_projects_at_their_pace_while_one_hangs() {
+    let w = world("pace").await;
+    w.add_to(HUNG, kluster("new", &[("a", 1)])).await;
+    w.set_faults_of(HUNG, hanging());
+    let mut rec = w.rec.clone();
+    // Neither the call timeout nor the budget ends the hung project's pass during the test.
+    rec.call_timeout = Duration::from_secs(60);
+    rec.project_budget = Duration::from_secs(60);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(rec.run(Duration::from_millis(20), async {
+        let _ = stopped.await;
+    }));
+    w.add(kluster("k", &[("a", 2)])).await;
+    let t0 = std::time::Instant::now();
+    while w.servers("k").await.len() < 2 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(3),
+            "project {P} waited for project {HUNG}: {:?}",
+            w.get("k").await
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        w.get("k").await.unwrap().status.phase,
+        KlusterPhase::Running
+    );
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(2), running)
+        .await
+        .expect("the reconciler stops on shutdown, hung project or not")
+        .unwrap();
 }
 
 /// A cloud that stops answering after `creates` server creations, like a controller

@@ -25,11 +25,11 @@ pub fn allowed_version(current: &str, wanted: &str) -> Result<(), String> {
     if new < cur {
         return Err(format!("Downgrades are not possible (running {current})."));
     }
-    if new.minor > cur.minor + 1 {
+    if new.minor > cur.minor.saturating_add(1) {
         return Err(format!(
             "Upgrade one minor version at a time: from {current} to {}.{}.x at most.",
             cur.major,
-            cur.minor + 1
+            cur.minor.saturating_add(1)
         ));
     }
     Ok(())

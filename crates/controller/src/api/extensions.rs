@@ -17,13 +17,12 @@ use kluster::ProjectEvent;
 use serde::Deserialize;
 
 use super::{ApiError, ApiState, Caller};
+use crate::auth::Principal;
 use crate::cloud::sim::{SimCloud, SimProject};
 use crate::cloud::Quota;
 
 /// How many events one read returns at most.
 const PAGE: i64 = 500;
-/// How often a stream re-checks its token (the validator's cache answers most checks).
-const RECHECK: Duration = Duration::from_secs(60);
 /// The reconnect delay suggested to stream clients.
 const RETRY: Duration = Duration::from_secs(2);
 
@@ -140,7 +139,10 @@ pub async fn stream(
         .event("ready")
         .data(after.to_string());
     let changes = st.store.kluster_changes();
+    let recheck_every = st.settings.stream_recheck.max(Duration::from_millis(10));
     let reader = Reader {
+        recheck: tokio::time::Instant::now() + recheck_every,
+        recheck_every,
         changes,
         st,
         project: who.account,
@@ -155,7 +157,12 @@ pub async fn stream(
     Ok(Sse::new(all).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
+/// One open stream's position and its token re-check schedule.
 struct Reader {
+    /// When the token is checked next; kept across batches, so a busy stream re-checks too.
+    recheck: tokio::time::Instant,
+    /// How often the token is checked (the validator's cache answers most checks).
+    recheck_every: Duration,
     changes: tokio::sync::broadcast::Receiver<(String, String)>,
     st: ApiState,
     project: String,
@@ -174,8 +181,19 @@ impl Reader {
         if self.done {
             return None;
         }
-        let mut recheck = tokio::time::Instant::now() + RECHECK;
         loop {
+            if tokio::time::Instant::now() >= self.recheck {
+                self.recheck = tokio::time::Instant::now() + self.recheck_every;
+                if let Err(e) = self.st.validator.principal(Some(&self.token)).await {
+                    if e.status() == 401 {
+                        self.done = true;
+                        let bye = SseEvent::default()
+                            .event("unauthorized")
+                            .data(e.to_string());
+                        return Some((vec![Ok(bye)], self));
+                    }
+                }
+            }
             match self
                 .st
                 .store
@@ -214,16 +232,8 @@ impl Reader {
                     let hint = SseEvent::default().event("kluster").data(name);
                     return Some((vec![Ok(hint)], self));
                 }
-                _ = tokio::time::sleep_until(recheck) => {
-                    recheck = tokio::time::Instant::now() + RECHECK;
-                    if let Err(e) = self.st.validator.principal(Some(&self.token)).await {
-                        if e.status() == 401 {
-                            self.done = true;
-                            let bye = SseEvent::default().event("unauthorized").data(e.to_string());
-                            return Some((vec![Ok(bye)], self));
-                        }
-                    }
-                }
+                // The top of the loop re-checks the token.
+                _ = tokio::time::sleep_until(self.recheck) => {}
                 _ = stop => return None,
             }
         }
@@ -247,22 +257,100 @@ fn simulator(st: &ApiState) -> Result<&SimCloud, ApiError> {
     })
 }
 
-/// `GET /api/v1/simulator`: the simulated cloud's faults and limits for the project.
-pub async fn get_simulator(
-    State(st): State<ApiState>,
-    caller: Caller,
-) -> Result<Json<SimProject>, ApiError> {
-    let who = caller.allow(&st, "kubernetes_admin")?;
-    Ok(Json(simulator(&st)?.project(&who.account)))
+/// Every `/api/v1/simulator*` path while the operator has not enabled the simulator API.
+pub async fn simulator_disabled() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "The simulator API is not enabled on this controller: the operator has not turned it on \
+         (kubernikus-controller --simulator-api, or controller_simulator_api in the dashboard's \
+         configuration)",
+    )
 }
 
-/// `PUT /api/v1/simulator`: replaces the project's faults and limits (takes effect at once).
+/// Which project a simulator call is about.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulatorQuery {
+    /// A project id (default: the caller's own project); other projects: cloud admins only.
+    project: Option<String>,
+}
+
+/// Whether `who` is a cloud admin (the policy's `kubernetes_cloud_admin` rule).
+fn is_cloud_admin(st: &ApiState, who: &Principal) -> bool {
+    st.policy.allows("kubernetes_cloud_admin", &who.creds())
+}
+
+/// 403 in words for a caller who is not a cloud admin.
+fn not_cloud_admin(who: &Principal, what: &str) -> ApiError {
+    let roles = if who.roles.is_empty() {
+        "none".to_string()
+    } else {
+        who.roles.join(", ")
+    };
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        format!(
+            "{what} is for cloud admins only (the policy's kubernetes_cloud_admin rule: project \
+             cloud_admin); you are signed in to project {} with roles {roles}",
+            who.account_name
+        ),
+    )
+}
+
+/// The project a simulator call names: the caller's own unless `?project=` says otherwise.
+fn target_project(
+    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
+    who: &Principal,
+) -> Result<String, ApiError> {
+    let Query(q) = query.map_err(bad_query)?;
+    let Some(project) = q.project else {
+        return Ok(who.account.clone());
+    };
+    let valid = !project.is_empty()
+        && project.len() <= 64
+        && project
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "project must be a project id: 1 to 64 letters, digits, '-' or '_'",
+        ));
+    }
+    Ok(project)
+}
+
+/// `GET /api/v1/simulator[?project=<id>]` (cloud admins): the simulated cloud's faults and
+/// limits for the project.
+pub async fn get_simulator(
+    State(st): State<ApiState>,
+    Caller(who): Caller,
+    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<SimProject>, ApiError> {
+    if !is_cloud_admin(&st, &who) {
+        return Err(not_cloud_admin(&who, "The simulator API"));
+    }
+    let project = target_project(query, &who)?;
+    Ok(Json(simulator(&st)?.project(&project)))
+}
+
+/// `PUT /api/v1/simulator[?project=<id>]` (cloud admins): replaces the project's faults and
+/// limits (takes effect at once).
 pub async fn put_simulator(
     State(st): State<ApiState>,
-    caller: Caller,
+    Caller(who): Caller,
+    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SimProject>, ApiError> {
-    let who = caller.allow(&st, "kubernetes_admin")?;
+    if !is_cloud_admin(&st, &who) {
+        tracing::warn!(
+            project = who.account,
+            user = who.name,
+            "simulator change refused: not a cloud admin"
+        );
+        return Err(not_cloud_admin(&who, "The simulator API"));
+    }
+    let project = target_project(query, &who)?;
     let sim = simulator(&st)?;
     let body = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
     let settings: SimProject = serde_json::from_slice(&body).map_err(|e| {
@@ -275,22 +363,32 @@ pub async fn put_simulator(
     if limits.instances < 0 || limits.cores < 0 || limits.ram < 0 {
         return Err(ApiError::unprocessable("limits must not be negative"));
     }
-    sim.set_project(&who.account, settings);
+    sim.set_project(&project, settings);
     tracing::info!(
-        project = who.account,
+        project,
         user = who.name,
+        user_project = who.account,
         "simulator settings changed"
     );
-    Ok(Json(sim.project(&who.account)))
+    Ok(Json(sim.project(&project)))
 }
 
-/// `GET /api/v1/simulator/debris/{kluster}`: what is left in the simulated cloud of a
-/// kluster (servers and resources, also ones being deleted); `[]` once it left nothing.
+/// `GET /api/v1/simulator/debris/{kluster}[?project=<id>]`: what is left in the simulated
+/// cloud of a kluster (servers and resources, also ones being deleted); `[]` once it left
+/// nothing. The project's own `kubernetes_user`s, or cloud admins for any project.
 pub async fn debris(
     State(st): State<ApiState>,
-    caller: Caller,
+    Caller(who): Caller,
     axum::extract::Path(kluster): axum::extract::Path<String>,
+    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<String>>, ApiError> {
-    let who = caller.allow(&st, "kubernetes_user")?;
-    Ok(Json(simulator(&st)?.debris(&who.account, &kluster)))
+    let project = target_project(query, &who)?;
+    let admin = is_cloud_admin(&st, &who);
+    if project != who.account && !admin {
+        return Err(not_cloud_admin(&who, "Another project's debris"));
+    }
+    if !admin {
+        Caller(who).allow(&st, "kubernetes_user")?;
+    }
+    Ok(Json(simulator(&st)?.debris(&project, &kluster)))
 }

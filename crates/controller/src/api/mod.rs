@@ -14,7 +14,7 @@ use std::sync::Arc;
 use axum::{
     extract::DefaultBodyLimit,
     http::{header, HeaderName, HeaderValue, Method, StatusCode},
-    routing::get,
+    routing::{any, get},
     Router,
 };
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -47,6 +47,11 @@ pub struct ApiSettings {
     pub public_url: String,
     /// Klusters' apiservers are `https://<name>-<project id>.<apiserver_domain>`.
     pub apiserver_domain: String,
+    /// Serve `/api/v1/simulator*` (the simulated cloud's faults and limits, for cloud
+    /// admins); off: those paths answer 404. Off by default: an operator turns it on.
+    pub simulator_api: bool,
+    /// How often an open event stream re-checks its caller's token.
+    pub stream_recheck: std::time::Duration,
 }
 
 impl Default for ApiSettings {
@@ -65,6 +70,8 @@ impl Default for ApiSettings {
             auth_url: "http://127.0.0.1:5000/v3".into(),
             public_url: String::new(),
             apiserver_domain: "kluster.mission-control.local".into(),
+            simulator_api: false,
+            stream_recheck: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -109,7 +116,7 @@ pub fn router(state: ApiState) -> Router {
             header::ACCEPT,
         ])
         .expose_headers([REQUEST_ID.clone()]);
-    Router::new()
+    Router::<ApiState>::new()
         .route("/", get(meta::paths))
         .route("/docs", get(meta::docs))
         .route("/info", get(meta::info))
@@ -128,14 +135,6 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/v1/openstack/quota", get(extensions::quota))
         .route("/api/v1/events", get(extensions::list))
         .route("/api/v1/events/stream", get(extensions::stream))
-        .route(
-            "/api/v1/simulator",
-            get(extensions::get_simulator).put(extensions::put_simulator),
-        )
-        .route(
-            "/api/v1/simulator/debris/{kluster}",
-            get(extensions::debris),
-        )
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
         .route(
@@ -155,6 +154,7 @@ pub fn router(state: ApiState) -> Router {
             "/api/v1/clusters/{name}/credentials/oidc",
             get(clusters::credentials_oidc),
         )
+        .merge(simulator_routes(state.settings.simulator_api))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "No such API path; GET / lists them")
         })
@@ -162,4 +162,27 @@ pub fn router(state: ApiState) -> Router {
         .layer(cors)
         .layer(axum::middleware::from_fn(hygiene::request_context))
         .with_state(state)
+}
+
+/// `/api/v1/simulator*`: the simulator's routes when the operator enabled them, else a 404
+/// in words for every path under it.
+fn simulator_routes(enabled: bool) -> Router<ApiState> {
+    if enabled {
+        Router::new()
+            .route(
+                "/api/v1/simulator",
+                get(extensions::get_simulator).put(extensions::put_simulator),
+            )
+            .route(
+                "/api/v1/simulator/debris/{kluster}",
+                get(extensions::debris),
+            )
+    } else {
+        Router::new()
+            .route("/api/v1/simulator", any(extensions::simulator_disabled))
+            .route(
+                "/api/v1/simulator/{*rest}",
+                any(extensions::simulator_disabled),
+            )
+    }
 }

@@ -168,24 +168,28 @@ fn tokenize(src: &str) -> Vec<String> {
     out
 }
 
+/// Deepest nesting of parentheses and `not`s a rule may have (deeper: a syntax error, not a
+/// stack overflow).
+const MAX_DEPTH: usize = 32;
+
 fn parse(src: &str) -> Result<Rule, String> {
     let tokens = tokenize(src);
     if tokens.is_empty() {
         return Ok(Rule::Always); // "" allows everyone, as in oslo.policy
     }
     let mut pos = 0;
-    let rule = parse_or(&tokens, &mut pos)?;
+    let rule = parse_or(&tokens, &mut pos, 0)?;
     if pos != tokens.len() {
         return Err(format!("unexpected {:?}", tokens[pos]));
     }
     Ok(rule)
 }
 
-fn parse_or(t: &[String], pos: &mut usize) -> Result<Rule, String> {
-    let mut items = vec![parse_and(t, pos)?];
+fn parse_or(t: &[String], pos: &mut usize, depth: usize) -> Result<Rule, String> {
+    let mut items = vec![parse_and(t, pos, depth)?];
     while t.get(*pos).is_some_and(|x| x == "or") {
         *pos += 1;
-        items.push(parse_and(t, pos)?);
+        items.push(parse_and(t, pos, depth)?);
     }
     Ok(if items.len() == 1 {
         items.remove(0)
@@ -194,11 +198,11 @@ fn parse_or(t: &[String], pos: &mut usize) -> Result<Rule, String> {
     })
 }
 
-fn parse_and(t: &[String], pos: &mut usize) -> Result<Rule, String> {
-    let mut items = vec![parse_not(t, pos)?];
+fn parse_and(t: &[String], pos: &mut usize, depth: usize) -> Result<Rule, String> {
+    let mut items = vec![parse_not(t, pos, depth)?];
     while t.get(*pos).is_some_and(|x| x == "and") {
         *pos += 1;
-        items.push(parse_not(t, pos)?);
+        items.push(parse_not(t, pos, depth)?);
     }
     Ok(if items.len() == 1 {
         items.remove(0)
@@ -207,20 +211,23 @@ fn parse_and(t: &[String], pos: &mut usize) -> Result<Rule, String> {
     })
 }
 
-fn parse_not(t: &[String], pos: &mut usize) -> Result<Rule, String> {
+fn parse_not(t: &[String], pos: &mut usize, depth: usize) -> Result<Rule, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested more than {MAX_DEPTH} deep"));
+    }
     if t.get(*pos).is_some_and(|x| x == "not") {
         *pos += 1;
-        return Ok(Rule::Not(Box::new(parse_not(t, pos)?)));
+        return Ok(Rule::Not(Box::new(parse_not(t, pos, depth + 1)?)));
     }
-    parse_atom(t, pos)
+    parse_atom(t, pos, depth)
 }
 
-fn parse_atom(t: &[String], pos: &mut usize) -> Result<Rule, String> {
+fn parse_atom(t: &[String], pos: &mut usize, depth: usize) -> Result<Rule, String> {
     let tok = t.get(*pos).ok_or("rule ends too early")?;
     *pos += 1;
     match tok.as_str() {
         "(" => {
-            let r = parse_or(t, pos)?;
+            let r = parse_or(t, pos, depth + 1)?;
             if t.get(*pos).map(String::as_str) != Some(")") {
                 return Err("missing )".into());
             }
@@ -321,6 +328,20 @@ mod tests {
         assert!(matches!(
             Policy::from_json(r#"{"a":"rule:b"}"#),
             Err(PolicyError::UnknownRule { .. })
+        ));
+        let deep = format!(
+            r#"{{"a":"{}role:x{}"}}"#,
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        assert!(
+            matches!(Policy::from_json(&deep), Err(PolicyError::Syntax { message, .. }) if message.contains("nested more than")),
+            "deep nesting is a syntax error, not a stack overflow"
+        );
+        let nots = format!(r#"{{"a":"{}role:x"}}"#, "not ".repeat(100_000));
+        assert!(matches!(
+            Policy::from_json(&nots),
+            Err(PolicyError::Syntax { .. })
         ));
         let cyc = Policy::from_json(r#"{"a":"rule:b","b":"rule:a"}"#).unwrap();
         assert!(!cyc.allows("a", &creds(&[])));

@@ -18,11 +18,28 @@ pub fn url() -> String {
         .expect("MC_TEST_KEYSTONE_URL is not set: run the suite with scripts/test")
 }
 
+/// The settings the tests run with: the defaults, with the simulator API on.
+pub fn test_settings() -> ApiSettings {
+    ApiSettings {
+        simulator_api: true,
+        ..ApiSettings::default()
+    }
+}
+
 pub async fn app_with(keystone_url: &str) -> (Router, Store) {
-    app_with_settings(keystone_url, ApiSettings::default()).await
+    app_with_settings(keystone_url, test_settings()).await
 }
 
 pub async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Router, Store) {
+    app_custom(keystone_url, settings, Duration::from_secs(60)).await
+}
+
+/// The router with `settings`, trusting validated tokens for `token_cache`.
+pub async fn app_custom(
+    keystone_url: &str,
+    settings: ApiSettings,
+    token_cache: Duration,
+) -> (Router, Store) {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = std::env::temp_dir().join(format!("mc-api-{}-{n}.db", std::process::id()));
@@ -33,7 +50,7 @@ pub async fn app_with_settings(keystone_url: &str, settings: ApiSettings) -> (Ro
     let validator = TokenValidator::new(
         keystone::Client::new(keystone_url).unwrap(),
         service("mission-control-secret"),
-        Duration::from_secs(60),
+        token_cache,
     );
     let state = ApiState {
         store: store.clone(),
@@ -69,7 +86,7 @@ pub fn fast_controller(
         db_path: dir.join("controller.db"),
         policy_file: None,
         token_cache: Duration::from_secs(60),
-        settings: Default::default(),
+        settings: test_settings(),
         ca_key: controller::pki::SealKey([9; 32]),
         pace: controller::run::Pace {
             reconcile_every: Duration::from_millis(100),

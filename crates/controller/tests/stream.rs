@@ -1,0 +1,91 @@
+//! The controller's event stream re-checks its caller's token on schedule even while events
+//! keep flowing (a busy project used to push the re-check off forever).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use axum::{body::Body, http::Request};
+use common::{app_custom, test_settings, token, url};
+use controller::api::ApiSettings;
+use futures_util::StreamExt;
+use tower::ServiceExt;
+
+#[tokio::test]
+async fn a_busy_stream_whose_token_is_revoked_says_unauthorized_within_the_recheck_time() {
+    let recheck = Duration::from_millis(400);
+    let settings = ApiSettings {
+        stream_recheck: recheck,
+        ..test_settings()
+    };
+    // Validated tokens are trusted for 100 ms only, so a revocation shows at the next check.
+    let (app, store) = app_custom(&url(), settings, Duration::from_millis(100)).await;
+    let alice = token("alice", "demo").await;
+    let project = common::account_of(&alice).await;
+    let req = Request::get("/api/v1/events/stream")
+        .header("x-auth-token", &alice)
+        .body(Body::empty())
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    assert_eq!(res.status(), 200);
+    let mut body = res.into_body().into_data_stream();
+
+    // Events keep coming, faster than the re-check interval.
+    let writer = tokio::spawn(async move {
+        for i in 0.. {
+            store
+                .record_event(&project, "busy", "Normal", "Tick", &format!("tick {i}"))
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    });
+    let mut text = String::new();
+    let deadline = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < deadline {
+        if let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_millis(100), body.next()).await
+        {
+            text.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+        }
+    }
+    assert!(text.contains("event: event"), "events flow: {text}");
+
+    let ks = keystone::Client::new(&url()).unwrap();
+    let t = keystone::TokenSecret::new(alice.as_str());
+    ks.revoke(&t, &t).await.unwrap();
+    let revoked = Instant::now();
+    let mut after = 0;
+    let said = loop {
+        let left = Duration::from_secs(3).saturating_sub(revoked.elapsed());
+        match tokio::time::timeout(left, body.next()).await {
+            Ok(Some(chunk)) => {
+                let chunk = String::from_utf8_lossy(&chunk.unwrap()).to_string();
+                if chunk.contains("event: unauthorized") {
+                    break true;
+                }
+                after += chunk.matches("event: event").count();
+            }
+            Ok(None) | Err(_) => break false,
+        }
+    };
+    writer.abort();
+    assert!(
+        said,
+        "no `event: unauthorized` within 3 s of the revocation ({after} events after it)"
+    );
+    assert!(
+        revoked.elapsed() < recheck * 2 + Duration::from_millis(500),
+        "told after {:?}",
+        revoked.elapsed()
+    );
+    // The stream ends after saying so.
+    let end = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Some(chunk) = body.next().await {
+            if chunk.is_err() {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(end.is_ok(), "the stream ended");
+}

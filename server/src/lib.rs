@@ -111,6 +111,7 @@ pub async fn start(
                     token_cache: std::time::Duration::from_secs(300),
                     settings: controller::api::ApiSettings {
                         auth_url: config.keystone_url.clone(),
+                        simulator_api: config.controller_simulator_api,
                         ..Default::default()
                     },
                 },

@@ -313,3 +313,21 @@ async fn forwarded_addresses_are_ignored_without_a_trusted_proxy() {
         429
     );
 }
+
+#[tokio::test]
+async fn the_embedded_simulator_api_is_off_unless_configured_and_never_a_tenants() {
+    let token = user_token("alice", "demo").await;
+    let put = |srv: &TestServer| {
+        reqwest::Client::new()
+            .put(format!("{}/api/v1/simulator", srv.controller_url))
+            .header("x-auth-token", token.expose())
+            .body(r#"{"faults":{},"limits":{"instances":100000,"cores":100000,"ram":100000000}}"#)
+            .send()
+    };
+    let off = spawn(|_| {}).await;
+    assert_eq!(put(&off).await.unwrap().status(), 404);
+    let on = spawn(|s| s.controller_simulator_api = Some(true)).await;
+    let r = put(&on).await.unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("cloud admins only"));
+}

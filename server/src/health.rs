@@ -14,6 +14,55 @@ pub struct Readiness {
     pub keystone: AtomicBool,
     /// The controller answers `GET /info`.
     pub controller: AtomicBool,
+    /// The session store is usable (PostgreSQL: reachable and migrated).
+    pub store: AtomicBool,
+}
+
+/// Starts the watchers of Keystone and the controller behind `/readyz`.
+pub fn watch_dependencies(
+    keystone: &keystone::Client,
+    controller_url: &str,
+    ready: &Arc<Readiness>,
+) -> Result<(), crate::StartError> {
+    let ks = keystone.clone();
+    let url = ks.base_url().to_string();
+    let probe = move || {
+        let ks = ks.clone();
+        async move { ks.probe().await.map_err(|e| e.to_string()) }
+    };
+    tokio::spawn(watch(
+        "Keystone",
+        url,
+        ready.clone(),
+        |r| &r.keystone,
+        probe,
+    ));
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .map_err(|e| crate::StartError::Http(e.to_string()))?;
+    let info = format!("{controller_url}/info");
+    let probe = move || {
+        let (http, info) = (http.clone(), info.clone());
+        async move {
+            let r = http
+                .get(&info)
+                .send()
+                .await
+                .map_err(|e| e.without_url().to_string())?;
+            r.error_for_status()
+                .map(drop)
+                .map_err(|e| e.without_url().to_string())
+        }
+    };
+    tokio::spawn(watch(
+        "the controller",
+        controller_url.to_string(),
+        ready.clone(),
+        |r| &r.controller,
+        probe,
+    ));
+    Ok(())
 }
 
 /// Probes a dependency until the process ends: with backoff (0.25 s doubling to 10 s)
@@ -61,7 +110,8 @@ pub async fn healthz() -> impl IntoResponse {
     "ok"
 }
 
-/// `GET /readyz`: 200 when Keystone and the controller answer, else 503 naming what is down.
+/// `GET /readyz`: 200 when Keystone, the controller and the session store answer, else 503
+/// naming what is down.
 pub async fn readyz(r: Arc<Readiness>) -> impl IntoResponse {
     let mut down = Vec::new();
     if !r.keystone.load(Ordering::Relaxed) {
@@ -69,6 +119,9 @@ pub async fn readyz(r: Arc<Readiness>) -> impl IntoResponse {
     }
     if !r.controller.load(Ordering::Relaxed) {
         down.push("the controller is unreachable");
+    }
+    if !r.store.load(Ordering::Relaxed) {
+        down.push("the session store is unreachable");
     }
     if down.is_empty() {
         (StatusCode::OK, "ready".to_string())

@@ -9,13 +9,15 @@ pub mod headers;
 pub mod health;
 pub mod kubeconfig;
 pub mod live;
+pub mod postgres;
 pub mod sessions;
+pub mod stores;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use app::app::{shell, App};
-use app::ssr::{AppState, LoginLimiter, RateLimits};
+use app::ssr::AppState;
 use axum::{
     body::Body,
     extract::{FromRef, State},
@@ -26,9 +28,7 @@ use axum::{
 };
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
-use tower_sessions::{
-    cookie::SameSite, session_store::ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore,
-};
+use tower_sessions::{cookie::SameSite, Expiry, SessionManagerLayer, SessionStore};
 
 pub use config::{Config, SessionStoreKind};
 use health::Readiness;
@@ -123,59 +123,16 @@ pub async fn start(
         None => config.controller_url.trim_end_matches('/').to_string(),
     };
     let ready = Arc::new(Readiness::default());
-    {
-        let ks = keystone.clone();
-        let url = ks.base_url().to_string();
-        let probe = move || {
-            let ks = ks.clone();
-            async move { ks.probe().await.map_err(|e| e.to_string()) }
-        };
-        tokio::spawn(health::watch(
-            "Keystone",
-            url,
-            ready.clone(),
-            |r| &r.keystone,
-            probe,
-        ));
-    }
-    {
-        let http = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(3))
-            .build()
-            .map_err(|e| StartError::Http(e.to_string()))?;
-        let info = format!("{controller_url}/info");
-        let probe = move || {
-            let (http, info) = (http.clone(), info.clone());
-            async move {
-                let r = http
-                    .get(&info)
-                    .send()
-                    .await
-                    .map_err(|e| e.without_url().to_string())?;
-                r.error_for_status()
-                    .map(drop)
-                    .map_err(|e| e.without_url().to_string())
-            }
-        };
-        tokio::spawn(health::watch(
-            "the controller",
-            controller_url.clone(),
-            ready.clone(),
-            |r| &r.controller,
-            probe,
-        ));
-    }
+    health::watch_dependencies(&keystone, &controller_url, &ready)?;
+    let (sessions, limiter) = stores::open(&config, &ready).await?;
     let state = AppState {
         keystone,
-        limiter: Arc::new(LoginLimiter::new(RateLimits {
-            per_user: config.login_failures_per_user,
-            per_client: config.login_failures_per_client,
-            window: config.login_window,
-        })),
+        limiter,
         session_max_lifetime: config.session_max_lifetime,
         revalidate_after: config.token_recheck,
         controller: app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?,
         token_checks: Default::default(),
+        clock: config.clock.clone(),
     };
     let hub = live::Hub::new(
         &controller_url,
@@ -183,20 +140,10 @@ pub async fn start(
         config.live_streams_per_user,
         shutdown.clone(),
     );
-    let sealer = Arc::new(controller::pki::Sealer::new(
-        &controller::run::load_or_create_key(&config.session_key_file)
-            .map_err(|e| StartError::SessionKey(e.to_string()))?
-            .0,
-    ));
-    let router = match config.session_store {
-        SessionStoreKind::Memory => {
-            let store = sessions::SealedStore::new(tower_sessions::MemoryStore::default(), sealer);
-            router(&config, state, ready, hub, store)
-        }
-        SessionStoreKind::Sqlite => {
-            let store = sessions::SealedStore::new(sqlite_store(&config).await?, sealer);
-            router(&config, state, ready, hub, store)
-        }
+    let router = match sessions {
+        stores::Sessions::Memory(s) => router(&config, state, ready, hub, s),
+        stores::Sessions::Sqlite(s) => router(&config, state, ready, hub, s),
+        stores::Sessions::Postgres(s) => router(&config, state, ready, hub, s),
     };
     let listener = tokio::net::TcpListener::bind(config.site_addr)
         .await
@@ -222,31 +169,6 @@ pub async fn start(
         controller_url,
         task,
     })
-}
-
-async fn sqlite_store(
-    config: &Config,
-) -> Result<tower_sessions_sqlx_store::SqliteStore, StartError> {
-    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
-    let err = |e: &dyn std::fmt::Display| StartError::Store(e.to_string());
-    let path = config.data_dir.join("sessions.db");
-    sessions::private_db(&path).map_err(|e| err(&format!("{}: {e}", path.display())))?;
-    let opts = SqliteConnectOptions::new()
-        .filename(path)
-        .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(4)
-        .connect_with(opts)
-        .await
-        .map_err(|e| err(&e))?;
-    let store = tower_sessions_sqlx_store::SqliteStore::new(pool);
-    store.migrate().await.map_err(|e| err(&e))?;
-    tokio::spawn(ExpiredDeletion::continuously_delete_expired(
-        store.clone(),
-        tokio::time::Duration::from_secs(60),
-    ));
-    Ok(store)
 }
 
 /// The whole app: health, pages, server functions, static files; sessions, body limit,

@@ -328,7 +328,7 @@ async fn sessions_end_at_their_absolute_expiry() {
     login(&c, &srv, "alice", "demo").await;
     let (status, _, _) = page(&c, &srv, "/").await;
     assert_eq!(status, 200);
-    tokio::time::sleep(std::time::Duration::from_millis(2300)).await;
+    srv.clock.advance(std::time::Duration::from_millis(2300));
     let (status, loc, _) = page(&c, &srv, "/").await;
     assert_eq!(
         (status, loc.as_deref()),
@@ -621,7 +621,7 @@ async fn concurrent_requests_of_a_session_ask_keystone_about_its_token_once() {
     .await;
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await; // a re-check is due
+    srv.clock.advance(std::time::Duration::from_millis(1100)); // a re-check is due
     let before = validations.load(std::sync::atomic::Ordering::SeqCst);
     // What a hydrated page does: several server functions at once.
     let (a, b, d, e) = tokio::join!(

@@ -97,6 +97,7 @@ async fn start(data_dir: &std::path::Path, port: u16) -> TestServer {
         base: format!("http://{}", running.addr),
         controller_url: running.controller_url,
         data_dir: data_dir.to_path_buf(),
+        clock: app::ssr::Clock::real(),
         _stop: tx,
     }
 }

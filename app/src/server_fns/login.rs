@@ -38,11 +38,9 @@ pub async fn login(
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use std::time::Instant;
-
     use crate::error::AppError;
     use crate::ssr::auth::{end, session, store_error, AuthRecord, AUTH_KEY};
-    use crate::ssr::{client_addr, client_ip, client_key, state};
+    use crate::ssr::{client_addr, client_ip, client_key, state, Refused};
 
     /// Reserves an attempt with the limiter, asks Keystone, and writes the session.
     pub async fn sign_in(
@@ -68,13 +66,17 @@ mod ssr {
         let client_key = client_ip().map_or_else(|| "unknown".into(), |ip| client_key(&ip));
         let user_key = format!("{user_domain}/{user_name}");
         // Reserved before Keystone is asked, so parallel guesses count at once.
-        let attempt = match st.limiter.begin(&client_key, &user_key, Instant::now()) {
+        let attempt = match st.limiter.begin(&client_key, &user_key).await {
             Ok(a) => a,
-            Err(secs) => {
+            Err(Refused::Wait(secs)) => {
                 tracing::warn!(client, user = user_key, "sign-in rate limited");
                 return Err(AppError::RateLimited {
                     retry_after_secs: secs,
                 });
+            }
+            Err(Refused::Unavailable(e)) => {
+                tracing::error!(error = e, "the sign-in attempt log cannot be reached");
+                return Err(AppError::Internal);
             }
         };
         let auth = keystone::PasswordAuth {
@@ -88,11 +90,11 @@ mod ssr {
         };
         let token = match st.keystone.password_auth(&auth).await {
             Ok(t) => {
-                attempt.succeeded(Instant::now());
+                attempt.succeeded().await;
                 t
             }
             Err(keystone::Error::Unauthorized) => {
-                attempt.failed(Instant::now());
+                attempt.failed().await;
                 tracing::info!(client, user = user_key, "sign-in rejected by Keystone");
                 return Err(AppError::InvalidCredentials);
             }
@@ -105,7 +107,7 @@ mod ssr {
                 return Err(AppError::Internal);
             }
         };
-        let record = AuthRecord::from_token(token, st.session_max_lifetime)?;
+        let record = AuthRecord::from_token(token, st.session_max_lifetime, st.clock.now_utc())?;
         let session = session().await?;
         // Signing in over a session ends that one first: its token chain is revoked.
         if let Some(old) = session

@@ -44,9 +44,13 @@ pub struct AuthRecord {
 }
 
 impl AuthRecord {
-    /// Builds the record for a fresh project-scoped token; `max_lifetime` caps the expiry.
-    pub fn from_token(token: keystone::Token, max_lifetime: Duration) -> Result<Self, AppError> {
-        let now = OffsetDateTime::now_utc();
+    /// Builds the record for a fresh project-scoped token at `now`; `max_lifetime` caps the
+    /// expiry.
+    pub fn from_token(
+        token: keystone::Token,
+        max_lifetime: Duration,
+        now: OffsetDateTime,
+    ) -> Result<Self, AppError> {
         let cap = now + max_lifetime;
         let project = token.project.ok_or_else(|| {
             AppError::BadInput("Keystone returned a token without a project scope.".into())
@@ -101,7 +105,7 @@ pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthReco
     else {
         return Ok(None);
     };
-    let now = OffsetDateTime::now_utc();
+    let now = st.clock.now_utc();
     if now >= rec.expires_at {
         end(session).await;
         return Err(AppError::SessionExpired);
@@ -110,7 +114,7 @@ pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthReco
         // One question to Keystone per token and interval, however many calls need it.
         if st
             .token_checks
-            .accepted(&st.keystone, &rec.token, st.revalidate_after)
+            .accepted(&st.keystone, &rec.token, st.revalidate_after, &st.clock)
             .await?
         {
             rec.checked_at = now;

@@ -3,13 +3,18 @@
 //! window. Per user name: a few free failures, then a delay that doubles with every further
 //! failure (up to the window) — except for a client that has signed in as that user
 //! before, so a stranger's guesses cannot lock the real user out.
+//!
+//! The decision is [`verdict`], a pure function of what an [`AttemptLog`] remembers; the log
+//! lives in this process ([`MemoryLog`]) or, for several replicas, in the shared database.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Limits for [`LoginLimiter`].
+use async_trait::async_trait;
+
+/// Limits for the sign-in limiter.
 #[derive(Clone, Copy, Debug)]
 pub struct RateLimits {
     /// Failed sign-ins per user name within `window` before delays start.
@@ -21,54 +26,80 @@ pub struct RateLimits {
 }
 
 /// How long a successful sign-in makes a client "known" for that user.
-const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
-/// Entries kept per map before stale ones are dropped (a spray of random names or
-/// addresses cannot grow memory without bound).
-const MAX_ENTRIES: usize = 100_000;
+pub const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 
-#[derive(Debug, Default)]
-struct Counter {
-    failures: VecDeque<Instant>,
-    pending: usize,
+/// What a log remembers of one key (a client or a user) within the window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Load {
+    /// How long ago each failure was, oldest first.
+    pub failures_ago: Vec<Duration>,
+    /// Attempts reserved and not yet answered.
+    pub pending: usize,
 }
 
-impl Counter {
-    fn prune(&mut self, now: Instant, window: Duration) {
-        while self
-            .failures
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= window)
-        {
-            self.failures.pop_front();
-        }
-    }
-
-    fn load(&self) -> usize {
-        self.failures.len() + self.pending
-    }
-
-    fn idle(&self, now: Instant, window: Duration) -> bool {
-        self.pending == 0
-            && self
-                .failures
-                .back()
-                .is_none_or(|t| now.duration_since(*t) >= window)
+impl Load {
+    fn count(&self) -> usize {
+        self.failures_ago.len() + self.pending
     }
 }
 
-#[derive(Debug, Default)]
-struct State {
-    clients: HashMap<String, Counter>,
-    users: HashMap<String, Counter>,
-    /// (client, user) → last successful sign-in.
-    known: HashMap<(String, String), Instant>,
+/// Whether an attempt may go ahead now; `Err(seconds to wait)` if not. `known`: the client
+/// has signed in as this user before (no per-user delay for it).
+pub fn verdict(limits: &RateLimits, client: &Load, user: &Load, known: bool) -> Result<(), u64> {
+    let window = limits.window;
+    if client.count() >= limits.per_client {
+        let oldest = client.failures_ago.first().copied().unwrap_or_default();
+        return Err(window.saturating_sub(oldest).as_secs().max(1));
+    }
+    if known {
+        return Ok(());
+    }
+    let Some(over) = user.count().checked_sub(limits.per_user) else {
+        return Ok(());
+    };
+    // 1 s, doubling per attempt past the free ones, counted from the last failure.
+    let delay = Duration::from_secs(1u64 << over.min(20)).min(window);
+    let since = user.failures_ago.last().copied().unwrap_or_default();
+    if user.pending > 0 || since < delay {
+        Err(delay.saturating_sub(since).as_secs().max(1))
+    } else {
+        Ok(())
+    }
 }
 
-/// Counts sign-in attempts per client address and per user name.
-#[derive(Debug)]
+/// How an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Keystone accepted the password.
+    Succeeded,
+    /// Keystone rejected it.
+    Failed,
+    /// No answer (Keystone unavailable): counts as nothing.
+    Dropped,
+}
+
+/// Where attempts are counted. Implementations make `reserve` atomic: two replicas (or two
+/// requests) never both pass on the last free attempt.
+#[async_trait]
+pub trait AttemptLog: Send + Sync + std::fmt::Debug + 'static {
+    /// Reserves an attempt of `user` from `client` unless [`verdict`] refuses it:
+    /// `Ok(Ok(id))`, `Ok(Err(seconds to wait))`, or `Err` when the log cannot be reached.
+    async fn reserve(
+        &self,
+        limits: &RateLimits,
+        client: &str,
+        user: &str,
+    ) -> Result<Result<u64, u64>, String>;
+
+    /// Records how reserved attempt `id` ended.
+    async fn resolve(&self, id: u64, client: &str, user: &str, outcome: Outcome);
+}
+
+/// The sign-in limiter: limits and the log that counts.
+#[derive(Clone, Debug)]
 pub struct LoginLimiter {
     limits: RateLimits,
-    state: Arc<Mutex<State>>,
+    log: Arc<dyn AttemptLog>,
 }
 
 /// A reserved sign-in attempt. Report its outcome with [`Attempt::succeeded`] or
@@ -76,10 +107,84 @@ pub struct LoginLimiter {
 /// nothing.
 #[derive(Debug)]
 pub struct Attempt {
-    state: Arc<Mutex<State>>,
+    log: Arc<dyn AttemptLog>,
+    id: u64,
     client: String,
     user: String,
     done: bool,
+}
+
+/// Why an attempt cannot be made now.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Too many attempts: wait this many seconds.
+    Wait(u64),
+    /// The shared log cannot be reached.
+    Unavailable(String),
+}
+
+impl LoginLimiter {
+    /// A limiter counting in `log`.
+    pub fn new(limits: RateLimits, log: Arc<dyn AttemptLog>) -> Self {
+        Self { limits, log }
+    }
+
+    /// A limiter counting in this process's memory (one replica).
+    pub fn in_memory(limits: RateLimits) -> Self {
+        Self::new(limits, Arc::new(MemoryLog::default()))
+    }
+
+    /// Reserves an attempt of `user` (domain/name, any case) from `client` (see
+    /// [`client_key`]).
+    pub async fn begin(&self, client: &str, user: &str) -> Result<Attempt, Refused> {
+        let user = user.to_lowercase();
+        match self.log.reserve(&self.limits, client, &user).await {
+            Ok(Ok(id)) => Ok(Attempt {
+                log: self.log.clone(),
+                id,
+                client: client.to_string(),
+                user,
+                done: false,
+            }),
+            Ok(Err(wait)) => Err(Refused::Wait(wait)),
+            Err(e) => Err(Refused::Unavailable(e)),
+        }
+    }
+}
+
+impl Attempt {
+    async fn finish(mut self, outcome: Outcome) {
+        self.done = true;
+        self.log
+            .resolve(self.id, &self.client, &self.user, outcome)
+            .await;
+    }
+
+    /// Keystone accepted the password: the client becomes known for this user.
+    pub async fn succeeded(self) {
+        self.finish(Outcome::Succeeded).await
+    }
+
+    /// Keystone rejected the password: a failure for the client and the user.
+    pub async fn failed(self) {
+        self.finish(Outcome::Failed).await
+    }
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let (log, id) = (self.log.clone(), self.id);
+        let (client, user) = (
+            std::mem::take(&mut self.client),
+            std::mem::take(&mut self.user),
+        );
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { log.resolve(id, &client, &user, Outcome::Dropped).await });
+        }
+    }
 }
 
 /// The key of a client address: IPv4 as is, IPv6 by its /64 (one subscriber's prefix).
@@ -96,213 +201,233 @@ pub fn client_key(addr: &IpAddr) -> String {
     }
 }
 
-fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+/// Entries kept per map before stale ones are dropped (a spray of random names or
+/// addresses cannot grow memory without bound).
+const MAX_ENTRIES: usize = 100_000;
+
+#[derive(Debug, Default)]
+struct Counter {
+    failures: VecDeque<Instant>,
+    pending: usize,
 }
 
-impl LoginLimiter {
-    /// A limiter with the given limits.
-    pub fn new(limits: RateLimits) -> Self {
+impl Counter {
+    fn load(&mut self, now: Instant, window: Duration) -> Load {
+        while self
+            .failures
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= window)
+        {
+            self.failures.pop_front();
+        }
+        Load {
+            failures_ago: self
+                .failures
+                .iter()
+                .map(|t| now.duration_since(*t))
+                .collect(),
+            pending: self.pending,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    clients: HashMap<String, Counter>,
+    users: HashMap<String, Counter>,
+    /// (client, user) → last successful sign-in.
+    known: HashMap<(String, String), Instant>,
+}
+
+/// Attempts counted in this process (one replica; the SQLite and memory modes).
+#[derive(Debug, Default)]
+pub struct MemoryLog {
+    state: Mutex<Memory>,
+    /// The time source (tests move it).
+    clock: crate::ssr::clock::Clock,
+}
+
+impl MemoryLog {
+    /// A log on `clock`.
+    pub fn with_clock(clock: crate::ssr::clock::Clock) -> Self {
         Self {
-            limits,
-            state: Arc::default(),
+            state: Mutex::default(),
+            clock,
         }
     }
 
-    /// Reserves an attempt of `user` (domain/name) from `client` (see [`client_key`]) at
-    /// `now`, or `Err(seconds to wait)`.
-    pub fn begin(&self, client: &str, user: &str, now: Instant) -> Result<Attempt, u64> {
-        let user = user.to_lowercase();
-        let window = self.limits.window;
-        let mut guard = lock(&self.state);
-        let st = &mut *guard;
-        if st.clients.len() > MAX_ENTRIES {
-            st.clients.retain(|_, c| !c.idle(now, window));
+    fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[async_trait]
+impl AttemptLog for MemoryLog {
+    async fn reserve(
+        &self,
+        limits: &RateLimits,
+        client: &str,
+        user: &str,
+    ) -> Result<Result<u64, u64>, String> {
+        let now = self.clock.instant();
+        let window = limits.window;
+        let mut guard = self.lock();
+        let m = &mut *guard;
+        let idle = |c: &Counter| {
+            c.pending == 0
+                && c.failures
+                    .back()
+                    .is_none_or(|t| now.duration_since(*t) >= window)
+        };
+        if m.clients.len() > MAX_ENTRIES {
+            m.clients.retain(|_, c| !idle(c));
         }
-        if st.users.len() > MAX_ENTRIES {
-            st.users.retain(|_, c| !c.idle(now, window));
+        if m.users.len() > MAX_ENTRIES {
+            m.users.retain(|_, c| !idle(c));
         }
-        if st.known.len() > MAX_ENTRIES {
-            st.known.retain(|_, at| now.duration_since(*at) < KNOWN_FOR);
+        if m.known.len() > MAX_ENTRIES {
+            m.known.retain(|_, at| now.duration_since(*at) < KNOWN_FOR);
         }
-        let known = st
+        let known = m
             .known
-            .get(&(client.to_string(), user.clone()))
+            .get(&(client.to_string(), user.to_string()))
             .is_some_and(|at| now.duration_since(*at) < KNOWN_FOR);
-        let c = st.clients.entry(client.to_string()).or_default();
-        c.prune(now, window);
-        if c.load() >= self.limits.per_client {
-            let left = c
-                .failures
-                .front()
-                .map_or(window, |t| window.saturating_sub(now.duration_since(*t)));
-            return Err(left.as_secs().max(1));
-        }
-        let u = st.users.entry(user.clone()).or_default();
-        u.prune(now, window);
-        if !known {
-            if let Some(wait) = self.user_delay(u, now) {
-                return Err(wait.as_secs().max(1));
-            }
+        let c = m.clients.entry(client.to_string()).or_default();
+        let client_load = c.load(now, window);
+        let u = m.users.entry(user.to_string()).or_default();
+        let user_load = u.load(now, window);
+        if let Err(wait) = verdict(limits, &client_load, &user_load, known) {
+            return Ok(Err(wait));
         }
         u.pending += 1;
-        if let Some(c) = st.clients.get_mut(client) {
+        if let Some(c) = m.clients.get_mut(client) {
             c.pending += 1;
         }
-        Ok(Attempt {
-            state: self.state.clone(),
-            client: client.to_string(),
-            user,
-            done: false,
-        })
+        Ok(Ok(0))
     }
 
-    /// The wait before the next attempt for a user with this record: none for the first
-    /// `per_user` attempts in the window, then 1 s doubling per further attempt (counted
-    /// from the last failure), at most the window.
-    fn user_delay(&self, u: &Counter, now: Instant) -> Option<Duration> {
-        let over = u.load().checked_sub(self.limits.per_user)?;
-        let delay = Duration::from_secs(1u64 << over.min(20)).min(self.limits.window);
-        let since = u
-            .failures
-            .back()
-            .map_or(Duration::ZERO, |t| now.duration_since(*t));
-        if u.pending > 0 || since < delay {
-            Some(delay.saturating_sub(since).max(Duration::from_secs(1)))
-        } else {
-            None
-        }
-    }
-}
-
-impl Attempt {
-    fn finish(&mut self, failed_at: Option<Instant>) {
-        if std::mem::replace(&mut self.done, true) {
-            return;
-        }
-        let mut guard = lock(&self.state);
-        let st = &mut *guard;
-        for counter in [
-            st.clients.get_mut(&self.client),
-            st.users.get_mut(&self.user),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            counter.pending = counter.pending.saturating_sub(1);
-        }
-        if let Some(at) = failed_at {
-            for counter in [
-                st.clients.get_mut(&self.client),
-                st.users.get_mut(&self.user),
-            ]
+    async fn resolve(&self, _id: u64, client: &str, user: &str, outcome: Outcome) {
+        let now = self.clock.instant();
+        let mut guard = self.lock();
+        let m = &mut *guard;
+        for counter in [m.clients.get_mut(client), m.users.get_mut(user)]
             .into_iter()
             .flatten()
-            {
-                counter.failures.push_back(at);
+        {
+            counter.pending = counter.pending.saturating_sub(1);
+            if outcome == Outcome::Failed {
+                counter.failures.push_back(now);
             }
         }
-    }
-
-    /// Keystone accepted the password: the client becomes known for this user.
-    pub fn succeeded(mut self, now: Instant) {
-        self.finish(None);
-        lock(&self.state)
-            .known
-            .insert((self.client.clone(), self.user.clone()), now);
-    }
-
-    /// Keystone rejected the password: a failure for the client and the user.
-    pub fn failed(mut self, now: Instant) {
-        self.finish(Some(now));
-    }
-}
-
-impl Drop for Attempt {
-    fn drop(&mut self) {
-        self.finish(None);
+        if outcome == Outcome::Succeeded {
+            m.known.insert((client.to_string(), user.to_string()), now);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ssr::clock::Clock;
 
-    fn limiter() -> LoginLimiter {
-        LoginLimiter::new(RateLimits {
+    fn limiter() -> (LoginLimiter, Clock) {
+        let clock = Clock::manual();
+        let limits = RateLimits {
             per_user: 3,
             per_client: 5,
             window: Duration::from_secs(60),
-        })
+        };
+        let log = Arc::new(MemoryLog::with_clock(clock.clone()));
+        (LoginLimiter::new(limits, log), clock)
     }
 
     fn secs(n: u64) -> Duration {
         Duration::from_secs(n)
     }
 
-    #[test]
-    fn parallel_attempts_are_counted_before_keystone_answers() {
-        let l = limiter();
-        let t0 = Instant::now();
-        let held: Vec<Attempt> = (0..3)
-            .map(|i| l.begin(&format!("10.0.0.{i}"), "alice", t0).unwrap())
-            .collect();
-        assert!(
-            l.begin("10.0.0.9", "alice", t0).is_err(),
+    #[tokio::test]
+    async fn parallel_attempts_are_counted_before_keystone_answers() {
+        let (l, _) = limiter();
+        let mut held = Vec::new();
+        for i in 0..3 {
+            held.push(l.begin(&format!("10.0.0.{i}"), "alice").await.unwrap());
+        }
+        assert_eq!(
+            l.begin("10.0.0.9", "alice").await.unwrap_err(),
+            Refused::Wait(1),
             "a fourth guess in flight is refused"
         );
-        drop(held); // Keystone could not answer: nothing counted
-        assert!(l.begin("10.0.0.9", "alice", t0).is_ok());
+        for a in held {
+            a.finish(Outcome::Dropped).await; // Keystone could not answer: nothing counted
+        }
+        assert!(l.begin("10.0.0.9", "alice").await.is_ok());
     }
 
-    #[test]
-    fn user_delays_grow_per_failure_and_end_with_the_window() {
-        let l = limiter();
-        let t0 = Instant::now();
+    #[tokio::test]
+    async fn user_delays_grow_per_failure_and_end_with_the_window() {
+        let (l, clock) = limiter();
         for i in 0..3 {
-            l.begin(&format!("10.0.0.{i}"), "Alice", t0)
+            l.begin(&format!("10.0.0.{i}"), "Alice")
+                .await
                 .unwrap()
-                .failed(t0);
+                .failed()
+                .await;
         }
-        assert_eq!(l.begin("10.0.0.9", "alice", t0).unwrap_err(), 1);
-        l.begin("10.0.0.9", "alice", t0 + secs(1))
-            .unwrap()
-            .failed(t0 + secs(1));
-        assert_eq!(l.begin("10.0.0.9", "alice", t0 + secs(2)).unwrap_err(), 1);
-        l.begin("10.0.0.9", "alice", t0 + secs(3))
-            .unwrap()
-            .failed(t0 + secs(3));
-        assert_eq!(l.begin("10.0.0.8", "alice", t0 + secs(4)).unwrap_err(), 3);
+        assert_eq!(
+            l.begin("10.0.0.9", "alice").await.unwrap_err(),
+            Refused::Wait(1)
+        );
+        clock.advance(secs(1));
+        l.begin("10.0.0.9", "alice").await.unwrap().failed().await;
+        clock.advance(secs(1));
+        assert_eq!(
+            l.begin("10.0.0.9", "alice").await.unwrap_err(),
+            Refused::Wait(1)
+        );
+        clock.advance(secs(1));
+        l.begin("10.0.0.9", "alice").await.unwrap().failed().await;
+        clock.advance(secs(1));
+        assert_eq!(
+            l.begin("10.0.0.8", "alice").await.unwrap_err(),
+            Refused::Wait(3)
+        );
         assert!(
-            l.begin("10.0.0.8", "bob", t0).is_ok(),
+            l.begin("10.0.0.8", "bob").await.is_ok(),
             "others are not slowed"
         );
-        assert!(l.begin("10.0.0.8", "alice", t0 + secs(64)).is_ok());
+        clock.advance(secs(60));
+        assert!(l.begin("10.0.0.8", "alice").await.is_ok());
     }
 
-    #[test]
-    fn a_client_that_signed_in_before_is_not_locked_out_by_strangers() {
-        let l = limiter();
-        let t0 = Instant::now();
-        l.begin("198.51.100.1", "alice", t0).unwrap().succeeded(t0);
+    #[tokio::test]
+    async fn a_client_that_signed_in_before_is_not_locked_out_by_strangers() {
+        let (l, _) = limiter();
+        l.begin("198.51.100.1", "alice")
+            .await
+            .unwrap()
+            .succeeded()
+            .await;
         for i in 0..6 {
-            if let Ok(a) = l.begin(&format!("203.0.113.{i}"), "alice", t0) {
-                a.failed(t0);
+            if let Ok(a) = l.begin(&format!("203.0.113.{i}"), "alice").await {
+                a.failed().await;
             }
         }
-        assert!(l.begin("203.0.113.99", "alice", t0).is_err());
-        assert!(l.begin("198.51.100.1", "alice", t0).is_ok());
+        assert!(l.begin("203.0.113.99", "alice").await.is_err());
+        assert!(l.begin("198.51.100.1", "alice").await.is_ok());
     }
 
-    #[test]
-    fn client_is_blocked_across_user_names() {
-        let l = limiter();
-        let t0 = Instant::now();
+    #[tokio::test]
+    async fn client_is_blocked_across_user_names() {
+        let (l, clock) = limiter();
         for u in ["a", "b", "c", "d", "e"] {
-            l.begin("9.9.9.9", u, t0).unwrap().failed(t0);
+            l.begin("9.9.9.9", u).await.unwrap().failed().await;
         }
-        assert_eq!(l.begin("9.9.9.9", "fresh", t0 + secs(10)).unwrap_err(), 50);
-        assert!(l.begin("8.8.8.8", "fresh", t0).is_ok());
+        clock.advance(secs(10));
+        assert_eq!(
+            l.begin("9.9.9.9", "fresh").await.unwrap_err(),
+            Refused::Wait(50)
+        );
+        assert!(l.begin("8.8.8.8", "fresh").await.is_ok());
     }
 
     #[test]

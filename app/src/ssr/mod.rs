@@ -2,12 +2,17 @@
 //! and the sign-in rate limiter. Never compiled into the WASM module.
 
 pub mod auth;
+pub mod clock;
 pub mod controller;
 mod limiter;
 
 pub use auth::{AuthRecord, AUTH_KEY};
+pub use clock::Clock;
 pub use controller::ControllerClient;
-pub use limiter::{client_key, Attempt, LoginLimiter, RateLimits};
+pub use limiter::{
+    client_key, verdict, Attempt, AttemptLog, Load, LoginLimiter, MemoryLog, Outcome, RateLimits,
+    Refused, KNOWN_FOR,
+};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +28,7 @@ pub struct AppState {
     /// Client for the configured Keystone v3 endpoint.
     pub keystone: keystone::Client,
     /// Sign-in failure limiter, per client address and per user name.
-    pub limiter: Arc<LoginLimiter>,
+    pub limiter: LoginLimiter,
     /// Upper bound of a session's life, whatever the token's expiry.
     pub session_max_lifetime: Duration,
     /// How long a token validated with Keystone is trusted before it is checked again.
@@ -32,6 +37,8 @@ pub struct AppState {
     pub controller: ControllerClient,
     /// Recent Keystone verdicts per token, shared by every request and stream.
     pub token_checks: Arc<TokenChecks>,
+    /// The time source (manual in tests).
+    pub clock: Clock,
 }
 
 /// Keystone's recent verdicts on tokens (keyed by a hash, never the token), so that the
@@ -45,13 +52,14 @@ pub struct TokenChecks {
 }
 
 impl TokenChecks {
-    /// Whether Keystone accepts `token`, asking it only when the last verdict is older than
-    /// `max_age`. `Err` when Keystone could not answer.
+    /// Whether Keystone accepts `token`, asking it only when the last verdict (by `clock`)
+    /// is older than `max_age`. `Err` when Keystone could not answer.
     pub async fn accepted(
         &self,
         keystone: &keystone::Client,
         token: &keystone::TokenSecret,
         max_age: Duration,
+        clock: &Clock,
     ) -> Result<bool, AppError> {
         let key = {
             use std::hash::{Hash, Hasher};
@@ -63,7 +71,7 @@ impl TokenChecks {
             let verdicts = checks.verdicts.lock().unwrap_or_else(|p| p.into_inner());
             verdicts
                 .get(&key)
-                .filter(|(at, _)| at.elapsed() < max_age)
+                .filter(|(at, _)| clock.since(*at) < max_age)
                 .map(|(_, ok)| *ok)
         };
         if let Some(ok) = fresh(self) {
@@ -81,7 +89,7 @@ impl TokenChecks {
                 other => return Err(other),
             },
         };
-        let now = std::time::Instant::now();
+        let now = clock.instant();
         {
             let mut verdicts = self.verdicts.lock().unwrap_or_else(|p| p.into_inner());
             verdicts.retain(|_, (at, _)| now.duration_since(*at) < Duration::from_secs(3600));

@@ -10,7 +10,7 @@ use url::Url;
 
 mod settings;
 
-pub use settings::{SessionStoreKind, Settings};
+pub use settings::{redact_url, SessionStoreKind, Settings};
 
 /// A configuration error, in words.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +87,8 @@ pub struct Config {
     pub live_streams_per_user: usize,
     /// The key that seals sessions at rest.
     pub session_key_file: PathBuf,
+    /// The time source (real; tests use a manual one).
+    pub clock: app::ssr::Clock,
 }
 
 impl Config {
@@ -213,6 +215,7 @@ impl Config {
                 pace
             },
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
+            clock: app::ssr::Clock::real(),
             session_key_file: s
                 .session_key_file
                 .unwrap_or_else(|| data_dir.join("session.key")),

@@ -9,14 +9,64 @@ use serde::Deserialize;
 
 use super::ConfigError;
 
-/// Where sessions are stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
+/// Where sessions (and, with several replicas, sign-in attempt counts) are stored.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
 pub enum SessionStoreKind {
-    /// SQLite database `sessions.db` in the data dir; survives restarts.
+    /// SQLite database `sessions.db` in the data dir; survives restarts (one replica).
     Sqlite,
     /// In-process memory; sessions end when the server stops.
     Memory,
+    /// A PostgreSQL database shared by every replica (`postgres://user:pass@host/db`).
+    Postgres(String),
+}
+
+impl std::str::FromStr for SessionStoreKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "sqlite" => Ok(Self::Sqlite),
+            "memory" => Ok(Self::Memory),
+            url if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(Self::Postgres(url.to_string()))
+            }
+            other => Err(format!(
+                "{:?} is not a session store: use \"sqlite\", \"memory\" or a postgres:// URL",
+                redact_url(other)
+            )),
+        }
+    }
+}
+
+impl std::fmt::Debug for SessionStoreKind {
+    /// Never shows a database password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Sqlite => f.write_str("Sqlite"),
+            Self::Memory => f.write_str("Memory"),
+            Self::Postgres(url) => write!(f, "Postgres({})", redact_url(url)),
+        }
+    }
+}
+
+impl TryFrom<String> for SessionStoreKind {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+/// `url` with any password replaced by `***` (for messages and logs).
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
 }
 
 /// Settings as given by the file, env or flags; every field optional so layers can merge.
@@ -74,7 +124,7 @@ pub struct Settings {
     /// RAM quota (MiB) of each project in the simulated cloud (default 51200).
     #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB")]
     pub controller_quota_ram_mb: Option<u64>,
-    /// Session store: sqlite or memory.
+    /// Session store: sqlite, memory, or a postgres:// URL (shared by replicas).
     #[arg(long, env = "MC_SESSION_STORE")]
     pub session_store: Option<SessionStoreKind>,
     /// Directory for the server's data (session database).

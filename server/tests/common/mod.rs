@@ -26,6 +26,8 @@ pub struct TestServer {
     pub data_dir: PathBuf,
     /// The controller it talks to (the embedded one on loopback).
     pub controller_url: String,
+    /// Its clock (manual: tests move it instead of sleeping).
+    pub clock: app::ssr::Clock,
     /// Dropping it stops the server.
     pub _stop: tokio::sync::oneshot::Sender<()>,
 }
@@ -49,7 +51,9 @@ pub async fn spawn(tweak: impl FnOnce(&mut Settings)) -> TestServer {
         ..Default::default()
     };
     tweak(&mut s);
-    let config = server::Config::resolve(s).expect("test config");
+    let mut config = server::Config::resolve(s).expect("test config");
+    config.clock = app::ssr::Clock::manual();
+    let clock = config.clock.clone();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let running = server::start(config, async {
         let _ = rx.await;
@@ -60,6 +64,7 @@ pub async fn spawn(tweak: impl FnOnce(&mut Settings)) -> TestServer {
         base: format!("http://{}", running.addr),
         controller_url: running.controller_url,
         data_dir,
+        clock,
         _stop: tx,
     }
 }

@@ -30,7 +30,8 @@ pub fn SetupCommand(
         };
         view! {
             <div class="mt-2 flex items-start gap-2">
-                <pre id="setup-command" class="min-w-0 flex-1 overflow-x-auto rounded bg-slate-100 p-3 text-xs dark:bg-slate-800">{command}</pre>
+                // Focusable: a long command scrolls sideways, also from the keyboard.
+                <pre id="setup-command" tabindex="0" class="min-w-0 flex-1 overflow-x-auto rounded bg-slate-100 p-3 text-xs focus:outline-2 focus:outline-sky-600 dark:bg-slate-800">{command}</pre>
                 <button type="button" class=SECONDARY on:click=copy>
                     {move || if copied.get() { "Copied" } else { "Copy" }}
                 </button>

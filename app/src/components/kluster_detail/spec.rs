@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::components::style::{H2, SECTION};
+use crate::components::style::{H2, MUTED, SECTION};
 
 /// What a person reads for an id the controller picks when it is left empty.
 fn or_auto(v: &str) -> String {
@@ -50,7 +50,7 @@ pub fn Specification(
             <dl class="mt-3 grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-2">
                 {facts.into_iter().map(|(label, value)| view! {
                     <div class="min-w-0">
-                        <dt class="text-slate-500 dark:text-slate-400">{label}</dt>
+                        <dt class=MUTED>{label}</dt>
                         <dd class="break-all font-mono">{value}</dd>
                     </div>
                 }).collect_view()}

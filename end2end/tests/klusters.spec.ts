@@ -177,6 +177,13 @@ test.describe("without JavaScript", () => {
     await expect(page).toHaveURL(new RegExp(`/klusters/${kname}$`));
     await expect(page.getByRole("heading", { name: kname })).toBeVisible();
 
+    // A rejected plain form post comes back to the page with the error in words.
+    await page.getByText("Delete this kluster…").click();
+    await page.getByLabel(/Type .* to confirm/).fill("wrong");
+    await page.getByRole("button", { name: "Delete kluster" }).click();
+    await expect(page).toHaveURL(new RegExp(`/klusters/${kname}\\?error=invalid$`));
+    await expect(page.getByRole("alert").filter({ hasText: "type the kluster's name exactly" })).toBeVisible();
+
     // Deleting works without JavaScript too (the <details> opens natively).
     await page.getByText("Delete this kluster…").click();
     await page.getByLabel(/Type .* to confirm/).fill(kname);

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::style::{LINK_SMALL, MUTED, SECONDARY_SMALL, SELECT_SMALL};
 use crate::model::SessionInfo;
 use crate::server_fns::{list_projects, Logout, SwitchProject};
 
@@ -22,9 +23,9 @@ pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl In
             <div class="mx-auto flex max-w-5xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
                 <a href="/" class="font-semibold text-sky-800 dark:text-sky-300">"Mission Control"</a>
                 <ActionForm action=switch attr:class="flex items-center gap-2" attr:aria-label="Switch project">
-                    <label for="project-switch" class="text-sm text-slate-600 dark:text-slate-400">"Project"</label>
+                    <label for="project-switch" class=format!("text-sm {MUTED}")>"Project"</label>
                     <select id="project-switch" name="project_id"
-                        class="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-800">
+                        class=SELECT_SMALL>
                         <Transition fallback=move || view! { <option selected>{info.project_name.clone()}</option> }>
                             {move || {
                                 let current = current.clone();
@@ -37,19 +38,19 @@ pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl In
                             }}
                         </Transition>
                     </select>
-                    <button type="submit" class="rounded-md border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-800">
+                    <button type="submit" class=SECONDARY_SMALL>
                         "Switch"
                     </button>
                 </ActionForm>
                 <p role="status" aria-live="polite" class="text-sm text-red-700 dark:text-red-400">
                     {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
                 </p>
-                <a href="/timeline" class="text-sm text-sky-700 underline dark:text-sky-400">"Timeline"</a>
+                <a href="/timeline" class=LINK_SMALL>"Timeline"</a>
                 <crate::components::live::LiveBadge/>
                 <div class="ml-auto flex items-center gap-4 text-sm">
                     <span>
                         <span id="whoami" class="font-medium">{info.user_name.clone()} "@" {info.user_domain.clone()}</span>
-                        <span id="roles" class="ml-2 text-slate-600 dark:text-slate-400">{roles}</span>
+                        <span id="roles" class=format!("ml-2 {MUTED}")>{roles}</span>
                     </span>
                     <ActionForm action=logout attr:aria-label="Sign out">
                         <button type="submit" class="rounded-md bg-slate-800 px-3 py-1 text-white hover:bg-slate-700 dark:bg-slate-700 dark:hover:bg-slate-600">

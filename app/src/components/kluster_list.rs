@@ -2,7 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::components::signed_in::{badge, PRIMARY, SECONDARY};
+use crate::components::error_alert::ErrorAlert;
+use crate::components::style::{
+    phase_badge, H1_LIST, LINK, MUTED, PRIMARY, ROW, SECONDARY, SURFACE, TABLE, THEAD,
+};
 use crate::model::KlusterRow;
 use crate::server_fns::list_klusters;
 
@@ -40,7 +43,7 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
     view! {
         <section aria-labelledby="klusters-heading">
             <div class="flex flex-wrap items-center justify-between gap-2">
-                <h1 id="klusters-heading" class="text-xl font-semibold">"Klusters in " {project}</h1>
+                <h1 id="klusters-heading" class=H1_LIST>"Klusters in " {project}</h1>
                 <div class="flex gap-2">
                     <a href="/" class=SECONDARY>"Refresh"</a>
                     {admin.then(|| view! { <a href="/klusters/new" class=PRIMARY>"New kluster"</a> })}
@@ -60,9 +63,9 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                             </div>
                         }.into_any(),
                         Ok(list) => view! {
-                            <div class="mt-4 overflow-x-auto rounded-lg bg-white shadow dark:bg-slate-900">
-                                <table class="min-w-full text-left text-sm">
-                                    <thead class="border-b border-slate-200 text-slate-600 dark:border-slate-700 dark:text-slate-400">
+                            <div class=format!("mt-4 overflow-x-auto {SURFACE}")>
+                                <table class=TABLE>
+                                    <thead class=THEAD>
                                         <tr>
                                             <th scope="col" class="px-4 py-2 font-medium">"Name"</th>
                                             <th scope="col" class="px-4 py-2 font-medium">"Phase"</th>
@@ -79,18 +82,18 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                                             let download = format!("/klusters/{}/kubeconfig", k.name);
                                             let detail = format!("/klusters/{}", k.name);
                                             view! {
-                                                <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
-                                                    <td class="px-4 py-2 font-medium"><a href=detail class="text-sky-700 underline dark:text-sky-400">{k.name}</a></td>
+                                                <tr class=ROW>
+                                                    <td class="px-4 py-2 font-medium"><a href=detail class=LINK>{k.name}</a></td>
                                                     <td class="px-4 py-2">
-                                                        <span class=format!("rounded-full px-2 py-0.5 text-xs font-medium {}", badge(phase))>
+                                                        <span class=phase_badge(phase, "text-xs")>
                                                             {format!("{phase:?}")}
                                                         </span>
                                                     </td>
                                                     <td class="px-4 py-2">{version}</td>
-                                                    <td class="px-4 py-2 text-slate-600 dark:text-slate-400">{pools}</td>
+                                                    <td class=format!("px-4 py-2 {MUTED}")>{pools}</td>
                                                     <td class="px-4 py-2">
                                                         <a href=download download
-                                                            class="whitespace-nowrap text-sky-700 underline dark:text-sky-400">
+                                                            class=format!("whitespace-nowrap {LINK}")>
                                                             "Download kubeconfig"
                                                         </a>
                                                     </td>
@@ -101,9 +104,7 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                                 </table>
                             </div>
                         }.into_any(),
-                        Err(e) => view! {
-                            <p role="alert" class="mt-4 rounded bg-red-50 p-4 text-red-800 dark:bg-red-950 dark:text-red-200">{e.to_string()}</p>
-                        }.into_any(),
+                        Err(e) => view! { <ErrorAlert spacing="mt-4">{e.to_string()}</ErrorAlert> }.into_any(),
                     }
                 })}
             </Transition>

@@ -1,7 +1,13 @@
-//! Reusable pieces of the UI.
+//! Reusable pieces of the UI: the signed-in frame and header, the kluster list, the live
+//! feed, the create form (`create_form/`), the parts of a kluster's page
+//! (`kluster_detail/`), the one error alert and form-failure path, and the style constants.
 
 pub mod create_form;
+pub mod error_alert;
+pub mod form_failure;
 pub mod header;
+pub mod kluster_detail;
 pub mod kluster_list;
 pub mod live;
 pub mod signed_in;
+pub mod style;

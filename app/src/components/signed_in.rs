@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::Redirect;
 
+use crate::components::error_alert::ErrorAlert;
 use crate::components::header::Header;
 use crate::error::AppError;
 use crate::model::SessionInfo;
@@ -34,11 +35,7 @@ where
                         Err(AppError::SessionExpired) => {
                             view! { <Redirect path="/login?error=session_expired"/> }.into_any()
                         }
-                        Err(e) => view! {
-                            <p role="alert" class="m-8 rounded bg-red-50 p-4 text-red-800 dark:bg-red-950 dark:text-red-200">
-                                {e.to_string()}
-                            </p>
-                        }.into_any(),
+                        Err(e) => view! { <ErrorAlert spacing="m-8">{e.to_string()}</ErrorAlert> }.into_any(),
                     }
                 })
             }}
@@ -50,26 +47,3 @@ where
 pub fn is_admin(info: &SessionInfo) -> bool {
     info.roles.iter().any(|r| r == "kubernetes_admin")
 }
-
-/// Tailwind classes of a phase badge: green when running, amber while changing, red when
-/// going away.
-pub fn badge(phase: kluster::KlusterPhase) -> &'static str {
-    match phase {
-        kluster::KlusterPhase::Running => {
-            "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-200"
-        }
-        kluster::KlusterPhase::Terminating => {
-            "bg-red-100 text-red-800 dark:bg-red-900 dark:text-red-200"
-        }
-        _ => "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-200",
-    }
-}
-
-/// Classes of text inputs and selects.
-pub const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus:outline-2 focus:outline-sky-600 dark:border-slate-600 dark:bg-slate-800";
-/// Classes of primary buttons.
-pub const PRIMARY: &str = "rounded-md bg-sky-700 px-4 py-2 text-sm font-medium text-white hover:bg-sky-600 focus:outline-2 focus:outline-offset-2 focus:outline-sky-600 disabled:opacity-50";
-/// Classes of secondary buttons and button-like links.
-pub const SECONDARY: &str = "rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 focus:outline-2 focus:outline-sky-600 dark:border-slate-600 dark:hover:bg-slate-800";
-/// Classes of a field's error text.
-pub const FIELD_ERROR: &str = "mt-1 text-sm text-red-700 dark:text-red-400";

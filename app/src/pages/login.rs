@@ -4,7 +4,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::error::AppError;
+use crate::components::form_failure::{returned, Returned};
+use crate::components::style::{INPUT_LARGE, LABEL_STRONG, MUTED};
 use crate::server_fns::Login;
 
 /// Sign-in form: user name, password, user domain, project. Errors show above the button;
@@ -16,10 +17,9 @@ pub fn LoginPage() -> impl IntoView {
     let param = move |k: &str| query.with_untracked(|q| q.get(k).unwrap_or_default());
     // Errors of a no-JavaScript post arrive as a code in the URL; with JavaScript, as the
     // action's value.
-    let (error, notice) = (param("error"), param("notice"));
-    let is_notice = error.is_empty() && !notice.is_empty();
-    let code = if is_notice { notice } else { error };
-    let url_message = AppError::message_for_code(&code).map(str::to_string);
+    let from_url = returned();
+    let is_notice = matches!(from_url, Some(Returned::Notice(_)));
+    let url_message = from_url.map(|r| r.message().to_string());
     let message = move || match login.value().get() {
         Some(Err(e)) => Some(e.to_string()),
         Some(Ok(())) => None,
@@ -31,36 +31,33 @@ pub fn LoginPage() -> impl IntoView {
             input.set_value("");
         }
     });
-    let input_class = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 \
-        text-slate-900 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 \
-        focus:ring-sky-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
     view! {
         <Title text="Sign in"/>
         <main class="flex min-h-screen items-center justify-center p-4">
             <div class="w-full max-w-sm">
                 <h1 class="mb-1 text-2xl font-semibold">"Mission Control"</h1>
-                <p class="mb-6 text-sm text-slate-600 dark:text-slate-400">
+                <p class=format!("mb-6 text-sm {MUTED}")>
                     "Sign in with your OpenStack credentials."
                 </p>
                 <ActionForm action=login attr:class="space-y-4 rounded-lg bg-white p-6 shadow dark:bg-slate-900" attr:aria-label="Sign in">
                     <div>
-                        <label for="user_name" class="block text-sm font-medium">"User name"</label>
-                        <input id="user_name" name="user_name" class=input_class required
+                        <label for="user_name" class=LABEL_STRONG>"User name"</label>
+                        <input id="user_name" name="user_name" class=INPUT_LARGE required
                             autocomplete="username" value=param("user")/>
                     </div>
                     <div>
-                        <label for="password" class="block text-sm font-medium">"Password"</label>
-                        <input id="password" name="password" type="password" class=input_class
+                        <label for="password" class=LABEL_STRONG>"Password"</label>
+                        <input id="password" name="password" type="password" class=INPUT_LARGE
                             required autocomplete="current-password" node_ref=password/>
                     </div>
                     <div>
-                        <label for="user_domain" class="block text-sm font-medium">"User domain"</label>
-                        <input id="user_domain" name="user_domain" class=input_class
+                        <label for="user_domain" class=LABEL_STRONG>"User domain"</label>
+                        <input id="user_domain" name="user_domain" class=INPUT_LARGE
                             placeholder="Default" value=param("domain")/>
                     </div>
                     <div>
-                        <label for="project" class="block text-sm font-medium">"Project"</label>
-                        <input id="project" name="project" class=input_class required
+                        <label for="project" class=LABEL_STRONG>"Project"</label>
+                        <input id="project" name="project" class=INPUT_LARGE required
                             value=param("project")/>
                     </div>
                     <p id="login-message" role="status" aria-live="polite"

@@ -3,6 +3,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::components::style::{H1, LINK};
+
 /// Shown for unknown paths, with a 404 status on the server.
 #[component]
 pub fn NotFound() -> impl IntoView {
@@ -13,8 +15,8 @@ pub fn NotFound() -> impl IntoView {
     view! {
         <Title text="Not found"/>
         <main class="mx-auto max-w-md p-8 text-center">
-            <h1 class="text-2xl font-semibold">"Page not found"</h1>
-            <a class="mt-4 inline-block text-sky-700 underline dark:text-sky-400" href="/">"Back to the dashboard"</a>
+            <h1 class=H1>"Page not found"</h1>
+            <a class=format!("mt-4 inline-block {LINK}") href="/">"Back to the dashboard"</a>
         </main>
     }
 }

@@ -8,8 +8,12 @@ use kluster::ProjectEvent;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::components::error_alert::ErrorAlert;
 use crate::components::live::use_live;
-use crate::components::signed_in::{SignedIn, INPUT};
+use crate::components::signed_in::SignedIn;
+use crate::components::style::{
+    EVENT_NORMAL, EVENT_WARNING, H1_LIST, INPUT, LABEL, LINK, LINK_SMALL, META, MUTED, NEXT_STEP,
+};
 use crate::model::next_step;
 use crate::server_fns::recent_events;
 
@@ -61,16 +65,14 @@ fn Timeline(project: String) -> impl IntoView {
     let initial = Resource::new(|| (), |_| recent_events());
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">
-            <h1 class="text-xl font-semibold">"Timeline of " {project}</h1>
-            <a href="/timeline" class="text-sm text-sky-700 underline dark:text-sky-400">"Refresh"</a>
+            <h1 class=H1_LIST>"Timeline of " {project}</h1>
+            <a href="/timeline" class=LINK_SMALL>"Refresh"</a>
         </div>
         <Suspense fallback=|| view! { <p class="mt-4">"Loading events…"</p> }>
             {move || Suspend::new(async move {
                 match initial.await {
                     Ok(list) => view! { <Events initial=list/> }.into_any(),
-                    Err(e) => view! {
-                        <p role="alert" class="mt-4 rounded bg-red-50 p-4 text-red-800 dark:bg-red-950 dark:text-red-200">{e.to_string()}</p>
-                    }.into_any(),
+                    Err(e) => view! { <ErrorAlert spacing="mt-4">{e.to_string()}</ErrorAlert> }.into_any(),
                 }
             })}
         </Suspense>
@@ -163,7 +165,7 @@ fn Events(initial: Vec<ProjectEvent>) -> impl IntoView {
                        sig: RwSignal<String>,
                        opts: Vec<String>| {
         view! {
-            <label for=id class="block text-sm">{label}
+            <label for=id class=LABEL>{label}
                 <select id=id class=INPUT on:change=move |ev| sig.set(event_target_value(&ev))>
                     <option value="">"All"</option>
                     {opts.into_iter().map(|o| view! { <option value=o.clone()>{o.clone()}</option> }).collect_view()}
@@ -176,7 +178,7 @@ fn Events(initial: Vec<ProjectEvent>) -> impl IntoView {
             {select("f-type", "Type", kind, vec!["Warning".into(), "Normal".into()])}
             {move || select("f-reason", "Reason", reason, choices(|e| e.event.reason.clone()))}
             {move || select("f-kluster", "Kluster", kluster, choices(|e| e.kluster.clone()))}
-            <label for="f-text" class="block text-sm">"Search"
+            <label for="f-text" class=LABEL>"Search"
                 <input id="f-text" type="search" class=INPUT placeholder="text in messages"
                     on:input=move |ev| text.set(event_target_value(&ev))/>
             </label>
@@ -187,7 +189,7 @@ fn Events(initial: Vec<ProjectEvent>) -> impl IntoView {
                 {format!("{} new event{}", unseen.get(), if unseen.get() == 1 { "" } else { "s" })}
             </button>
         })}
-        <p class="mt-4 text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
+        <p class=format!("mt-4 text-sm {MUTED}") aria-live="polite">
             {move || format!("{} of {} events", shown.with(Vec::len), all.with(Vec::len))}
         </p>
         <ol id="timeline" class="mt-2 space-y-2">
@@ -199,21 +201,17 @@ fn Events(initial: Vec<ProjectEvent>) -> impl IntoView {
                     let abs = ts.replace('T', " ").replace('Z', " UTC");
                     let (ts_attr, abs_attr) = (ts.clone(), abs.clone());
                     view! {
-                        <li data-kind=e.event.kind.clone() class=if warning {
-                            "rounded border-l-4 border-amber-500 bg-amber-50 p-3 text-sm dark:bg-amber-950"
-                        } else {
-                            "rounded border-l-4 border-slate-300 bg-white p-3 text-sm dark:border-slate-600 dark:bg-slate-900"
-                        }>
+                        <li data-kind=e.event.kind.clone() class=if warning { EVENT_WARNING } else { EVENT_NORMAL }>
                             <div class="flex flex-wrap items-baseline gap-x-3">
                                 <span class="font-medium">{e.event.reason.clone()}</span>
-                                <a class="text-sky-700 underline dark:text-sky-400" href=format!("/klusters/{}", e.kluster)>{e.kluster.clone()}</a>
-                                {(e.event.count > 1).then(|| view! { <span class="text-xs text-slate-500" data-count>{format!("×{}", e.event.count)}</span> })}
-                                <time class="text-xs text-slate-500" datetime=ts_attr title=abs_attr>
+                                <a class=LINK href=format!("/klusters/{}", e.kluster)>{e.kluster.clone()}</a>
+                                {(e.event.count > 1).then(|| view! { <span class=META data-count>{format!("×{}", e.event.count)}</span> })}
+                                <time class=META datetime=ts_attr title=abs_attr>
                                     {move || now.get().map(|n| ago(&ts, n)).unwrap_or_else(|| abs.clone())}
                                 </time>
                             </div>
                             <p class="break-words">{e.event.message.clone()}</p>
-                            {step.map(|s| view! { <p class="mt-1 text-slate-700 dark:text-slate-300">{s}</p> })}
+                            {step.map(|s| view! { <p class=NEXT_STEP>{s}</p> })}
                         </li>
                     }
                 }

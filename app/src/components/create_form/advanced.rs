@@ -1,0 +1,59 @@
+//! The create form's "Advanced" part: network pickers, security group, key pair or pasted
+//! SSH key, and the service and pod CIDRs (empty: the defaults).
+
+use leptos::prelude::*;
+
+use super::fields::TextField;
+use super::network::NetworkPickers;
+use super::state::FormState;
+use crate::components::style::{BOX, FIELD_ERROR, INPUT, LABEL, SUMMARY};
+
+/// The collapsed `<details>` with the settings most klusters leave alone.
+#[component]
+pub fn AdvancedSettings(
+    /// The form.
+    state: FormState,
+    /// The router chosen when the form was rendered.
+    initial_router: String,
+    /// The SSH key pasted when the form was rendered.
+    initial_ssh_key: String,
+) -> impl IntoView {
+    let (form, meta) = (state.form, state.meta);
+    let key_pairs = meta.with_value(|m| m.key_pairs.clone());
+    let groups = meta.with_value(|m| m.security_groups.clone());
+    view! {
+        <details class=BOX>
+            <summary class=SUMMARY>"Advanced: network, security, SSH, CIDRs"</summary>
+            <div class="mt-3 grid gap-4 sm:grid-cols-2">
+                <NetworkPickers state initial_router/>
+                <div>
+                    <label for="secgroup" class=LABEL>"Security group"</label>
+                    <select id="secgroup" name="form[security_group_name]" class=INPUT>
+                        <option value="">"default"</option>
+                        {groups.into_iter().filter(|g| g.name != "default").map(|g| view! { <option value=g.name.clone()>{g.name.clone()}</option> }).collect_view()}
+                    </select>
+                </div>
+                <div>
+                    <label for="keypair" class=LABEL>"Key pair"</label>
+                    <select id="keypair" name="form[key_pair]" class=INPUT
+                        on:change=move |ev| form.update(|f| f.key_pair = event_target_value(&ev))>
+                        <option value="">"None"</option>
+                        {key_pairs.into_iter().map(|k| view! { <option value=k.public_key.clone()>{k.name.clone()}</option> }).collect_view()}
+                    </select>
+                </div>
+                <div class="sm:col-span-2">
+                    <label for="ssh" class=LABEL>"Or paste an SSH public key"</label>
+                    <textarea id="ssh" name="form[ssh_public_key]" rows="2" class=INPUT
+                        on:input=move |ev| { form.update(|f| f.ssh_public_key = event_target_value(&ev)); state.touch("spec.sshPublicKey"); }>
+                        {initial_ssh_key}
+                    </textarea>
+                    <p class=FIELD_ERROR>{move || state.error_for("spec.sshPublicKey")}</p>
+                </div>
+                <TextField state id="service_cidr" label="Service CIDR" field="spec.serviceCIDR"
+                    hint=kluster::defaults::SERVICE_CIDR get=|f| f.service_cidr.clone() set=|f, v| f.service_cidr = v/>
+                <TextField state id="cluster_cidr" label="Pod CIDR" field="spec.clusterCIDR"
+                    hint=kluster::defaults::CLUSTER_CIDR get=|f| f.cluster_cidr.clone() set=|f, v| f.cluster_cidr = v/>
+            </div>
+        </details>
+    }
+}

@@ -1,0 +1,74 @@
+//! The create form: validated as you type with the API's own rules (`crates/kluster`), a
+//! quota summary before submit, cascading router → network → subnet pickers; a plain form
+//! that also works without JavaScript (the server then shows its errors). Its parts:
+//! [`state`] (values, touched fields, verdicts), [`fields`] (name, version, CIDR fields),
+//! [`pools`] (node pool rows), [`quota`] (the summary), [`network`] and [`advanced`].
+
+pub mod advanced;
+pub mod fields;
+pub mod network;
+pub mod pools;
+pub mod quota;
+pub mod state;
+
+use leptos::prelude::*;
+
+use crate::components::error_alert::ErrorAlert;
+use crate::components::style::{PRIMARY, SECONDARY};
+use crate::error::AppError;
+use crate::model::{CreateContext, KlusterForm};
+use crate::server_fns::CreateKluster;
+use advanced::AdvancedSettings;
+use fields::{TextField, VersionSelect};
+use pools::NodePools;
+use quota::QuotaSummary;
+use state::{default_pool, FormState};
+
+/// The form, filled from `flash` (a rejected plain form post) or with defaults.
+#[component]
+pub fn CreateForm(ctx: CreateContext, flash: Option<(KlusterForm, AppError)>) -> impl IntoView {
+    let (initial, server_error) = match flash {
+        Some((f, e)) => (f, Some(e)),
+        None => (
+            KlusterForm {
+                version: ctx.versions.first().cloned().unwrap_or_default(),
+                pools: vec![default_pool(&ctx.metadata, 0)],
+                ..Default::default()
+            },
+            None,
+        ),
+    };
+    let action = ServerAction::<CreateKluster>::new();
+    let state = FormState::new(initial.clone(), server_error, ctx.metadata);
+    Effect::new(move |_| {
+        if let Some(Err(e)) = action.value().get() {
+            state.server_error.set(Some(e));
+        }
+    });
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        if !state.ready_to_submit() {
+            ev.prevent_default();
+        }
+    };
+    let pending = action.pending();
+    view! {
+        <ActionForm action attr:class="mt-4 space-y-6" attr:novalidate=true on:submit=on_submit>
+            // The fields carry their own messages; this says what went wrong overall.
+            <ErrorAlert>{move || state.server_error.get().map(|e| e.to_string())}</ErrorAlert>
+            <section class="grid gap-4 sm:grid-cols-2">
+                <TextField state id="name" label="Kluster name" field="name"
+                    hint="lowercase letters, digits, dashes" get=|f| f.name.clone() set=|f, v| f.name = v/>
+                <VersionSelect state versions=ctx.versions initial=initial.version.clone()/>
+            </section>
+            <NodePools state/>
+            {ctx.quota.map(|quota| view! { <QuotaSummary state quota/> })}
+            <AdvancedSettings state initial_router=initial.router_id.clone() initial_ssh_key=initial.ssh_public_key.clone()/>
+            <div class="flex items-center gap-3">
+                <button type="submit" class=PRIMARY disabled=move || pending.get()>
+                    {move || if pending.get() { "Creating…" } else { "Create kluster" }}
+                </button>
+                <a href="/" class=SECONDARY>"Cancel"</a>
+            </div>
+        </ActionForm>
+    }
+}

@@ -1,0 +1,129 @@
+//! The create form's node pools: one row per pool (name, flavor with vCPUs and RAM, zone,
+//! size, allow reboot/replace) and the buttons that add and remove rows.
+
+use leptos::prelude::*;
+
+use super::state::{default_pool, FormState};
+use crate::components::style::{BOX, FIELD_ERROR, H2, INPUT, LABEL, SECONDARY};
+use crate::model::PoolForm;
+
+/// The "Node pools" section: the rows, the pools' own error, "Add pool" and "Remove last
+/// pool" (one pool at least).
+#[component]
+pub fn NodePools(state: FormState) -> impl IntoView {
+    let form = state.form;
+    let pool_count = Memo::new(move |_| form.with(|f| f.pools.len()));
+    let add = move |_| {
+        form.update(|f| {
+            let n = f.pools.len();
+            f.pools.push(state.meta.with_value(|m| default_pool(m, n)));
+        })
+    };
+    let remove = move |_| {
+        form.update(|f| {
+            if f.pools.len() > 1 {
+                f.pools.pop();
+            }
+        })
+    };
+    view! {
+        <section aria-labelledby="pools-h" class="space-y-3">
+            <h2 id="pools-h" class=H2>"Node pools"</h2>
+            {move || (0..pool_count.get()).map(|i| view! { <PoolRow state i/> }).collect_view()}
+            <p class=FIELD_ERROR>{move || state.error_for("spec.nodePools")}</p>
+            <div class="flex gap-2">
+                <button type="button" class=SECONDARY on:click=add>"Add pool"</button>
+                <button type="button" class=SECONDARY disabled=move || pool_count.get() <= 1 on:click=remove>
+                    "Remove last pool"
+                </button>
+            </div>
+        </section>
+    }
+}
+
+/// Row `i` of the pools (`form[pools][i][…]`, errors under `spec.nodePools[i].…`).
+#[component]
+pub fn PoolRow(state: FormState, i: usize) -> impl IntoView {
+    let form = state.form;
+    let initial = form.with_untracked(|f| f.pools.get(i).cloned().unwrap_or_default());
+    let field = move |suffix: &str| format!("spec.nodePools[{i}].{suffix}");
+    let get = move |g: fn(&PoolForm) -> String| {
+        move || form.with(|f| f.pools.get(i).map(g).unwrap_or_default())
+    };
+    let set = move |s: fn(&mut PoolForm, String), touched_field: String| {
+        move |ev: leptos::ev::Event| {
+            let v = event_target_value(&ev);
+            form.update(|f| {
+                if let Some(p) = f.pools.get_mut(i) {
+                    s(p, v)
+                }
+            });
+            state.touch(&touched_field);
+        }
+    };
+    let check = move |s: fn(&mut PoolForm, Option<String>)| {
+        move |ev: leptos::ev::Event| {
+            let on = event_target_checked(&ev);
+            form.update(|f| {
+                if let Some(p) = f.pools.get_mut(i) {
+                    s(p, on.then(|| "on".to_string()))
+                }
+            });
+        }
+    };
+    let error = move |suffix: &'static str| {
+        let f = field(suffix);
+        move || state.error_for(&f)
+    };
+    let flavors = state.meta.with_value(|m| m.flavors.clone());
+    let zones = state.meta.with_value(|m| m.availability_zones.clone());
+    let (name_id, size_id) = (format!("pool-{i}-name"), format!("pool-{i}-size"));
+    let (flavor_id, zone_id) = (format!("pool-{i}-flavor"), format!("pool-{i}-zone"));
+    view! {
+        <fieldset class=format!("grid grid-cols-2 gap-3 sm:grid-cols-6 {BOX}") data-pool-row=i>
+            <legend class="px-1 text-sm font-medium">{format!("Node pool {}", i + 1)}</legend>
+            <div class="col-span-2 sm:col-span-1">
+                <label for=name_id.clone() class=LABEL>"Pool name"</label>
+                <input id=name_id name=format!("form[pools][{i}][name]") value=initial.name.clone() class=INPUT
+                    prop:value=get(|p| p.name.clone()) on:input=set(|p, v| p.name = v, field("name"))/>
+                <p class=FIELD_ERROR aria-live="polite">{error("name")}</p>
+            </div>
+            <div class="col-span-2">
+                <label for=flavor_id.clone() class=LABEL>"Flavor"</label>
+                <select id=flavor_id name=format!("form[pools][{i}][flavor]") class=INPUT
+                    prop:value=get(|p| p.flavor.clone()) on:change=set(|p, v| p.flavor = v, field("flavor"))>
+                    {flavors.into_iter().map(|fl| {
+                        let selected = fl.name == initial.flavor;
+                        let label = format!("{} — {} vCPU, {} GiB RAM", fl.name, fl.vcpus, fl.ram / 1024);
+                        view! { <option value=fl.name selected=selected>{label}</option> }
+                    }).collect_view()}
+                </select>
+                <p class=FIELD_ERROR>{error("flavor")}</p>
+            </div>
+            <div>
+                <label for=zone_id.clone() class=LABEL>"Zone"</label>
+                <select id=zone_id name=format!("form[pools][{i}][availability_zone]") class=INPUT
+                    prop:value=get(|p| p.availability_zone.clone())
+                    on:change=set(|p, v| p.availability_zone = v, field("availabilityZone"))>
+                    {zones.into_iter().map(|z| {
+                        let selected = z.name == initial.availability_zone;
+                        view! { <option value=z.name.clone() selected=selected>{z.name.clone()}</option> }
+                    }).collect_view()}
+                </select>
+                <p class=FIELD_ERROR>{error("availabilityZone")}</p>
+            </div>
+            <div>
+                <label for=size_id.clone() class=LABEL>"Nodes"</label>
+                <input id=size_id name=format!("form[pools][{i}][size]") type="number" min="0" max="127" value=initial.size.clone() class=INPUT
+                    prop:value=get(|p| p.size.clone()) on:input=set(|p, v| p.size = v, field("size"))/>
+                <p class=FIELD_ERROR aria-live="polite">{error("size")}</p>
+            </div>
+            <div class="col-span-2 flex flex-col justify-center gap-1 text-sm sm:col-span-1">
+                <label><input type="checkbox" name=format!("form[pools][{i}][allow_reboot]") checked=initial.allow_reboot.is_some()
+                    on:change=check(|p, v| p.allow_reboot = v)/>" Allow reboot"</label>
+                <label><input type="checkbox" name=format!("form[pools][{i}][allow_replace]") checked=initial.allow_replace.is_some()
+                    on:change=check(|p, v| p.allow_replace = v)/>" Allow replace"</label>
+            </div>
+        </fieldset>
+    }
+}

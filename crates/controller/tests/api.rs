@@ -351,8 +351,8 @@ async fn events_info_and_oidc_of_a_kluster() {
         .record_event(
             &account,
             "ev",
-            "Warning",
-            "FailedCreateNode",
+            kluster::EventType::Warning,
+            &kluster::EventReason::FailedCreateNode,
             "Quota exceeded for instances",
         )
         .await
@@ -361,8 +361,8 @@ async fn events_info_and_oidc_of_a_kluster() {
         .record_event(
             &account,
             "ev",
-            "Warning",
-            "FailedCreateNode",
+            kluster::EventType::Warning,
+            &kluster::EventReason::FailedCreateNode,
             "Quota exceeded for instances",
         )
         .await

@@ -160,8 +160,8 @@ pub async fn terminate(
         .record_event(
             &who.account,
             &name,
-            "Normal",
-            "Terminating",
+            kluster::EventType::Normal,
+            &kluster::EventReason::Terminating,
             &format!("Kluster {name} is terminating"),
         )
         .await?;

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use kluster::{Kluster, KlusterPhase, Router};
+use kluster::{EventReason, Kluster, KlusterPhase, Router};
 
 /// How long the simulated phases take, and how long the reconcilers wait for things.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,9 +34,6 @@ impl Timing {
     }
 }
 
-/// Event reason when creation takes longer than the timeout.
-pub const CREATION_TIMEOUT: &str = "FailedCreate";
-
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -56,7 +53,7 @@ pub enum Step {
     /// A Warning event, the kluster staying where it is.
     Warn {
         /// Stable reason, e.g. `ConfigurationError`.
-        reason: &'static str,
+        reason: EventReason,
         /// What the user should know.
         message: String,
     },
@@ -83,11 +80,11 @@ pub fn plan(
             "Kluster {} is not running after {} (still {}): see the warnings before this one",
             k.name,
             human(t.creation_timeout),
-            super::phase_name(k.status.phase)
+            k.status.phase.as_str()
         );
         return vec![
             Step::Warn {
-                reason: CREATION_TIMEOUT,
+                reason: EventReason::FailedCreate,
                 message: message.clone(),
             },
             Step::SetMessage(message),
@@ -141,7 +138,7 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
         .collect();
     let warn = |message: String| {
         vec![Step::Warn {
-            reason: "ConfigurationError",
+            reason: EventReason::ConfigurationError,
             message,
         }]
     };
@@ -300,7 +297,7 @@ mod tests {
         let mut k = kluster(KlusterPhase::Pending, "1.32.4", "");
         let p = plan(&k, Some(&[]), Duration::ZERO, Duration::from_secs(100), T);
         assert!(
-            matches!(&p[..], [Step::Warn { reason: CREATION_TIMEOUT, .. }, Step::SetMessage(m)] if m.contains("not running after 100 seconds (still Pending)")),
+            matches!(&p[..], [Step::Warn { reason: EventReason::FailedCreate, .. }, Step::SetMessage(m)] if m.contains("not running after 100 seconds (still Pending)")),
             "{p:?}"
         );
         k.status.message = "already said".into();
@@ -309,7 +306,7 @@ mod tests {
             matches!(
                 &p[..],
                 [Step::Warn {
-                    reason: "ConfigurationError",
+                    reason: EventReason::ConfigurationError,
                     ..
                 }]
             ),
@@ -332,7 +329,7 @@ mod tests {
         let two = [router("r1", &["s1"]), router("r2", &["s2"])];
         let p = plan(&k, Some(&two), Duration::ZERO, Duration::ZERO, T);
         assert!(
-            matches!(&p[..], [Step::Warn { reason: "ConfigurationError", message }] if message.starts_with("found 2 routers")),
+            matches!(&p[..], [Step::Warn { reason: EventReason::ConfigurationError, message }] if message.starts_with("found 2 routers")),
             "{p:?}"
         );
         assert!(matches!(

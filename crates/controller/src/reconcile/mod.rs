@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::stream::{self, StreamExt};
-use kluster::{Kluster, KlusterPhase};
+use kluster::{EventReason, EventType, Kluster, KlusterPhase};
 use tokio::time::Instant;
 
 use crate::cloud::{Cloud, CloudError, Resource, Server, ServerSpec};
@@ -355,17 +355,18 @@ impl ProjectPass<'_> {
     async fn event(
         &self,
         k: &str,
-        kind: &str,
-        reason: &str,
+        kind: EventType,
+        reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
         let project = self.project;
         let (_, count) = self
             .rec
             .store
-            .record_event_counted(project, k, kind, reason, message)
+            .record_event_counted(project, k, kind, &reason, message)
             .await?;
-        let controller = controller_of(reason);
+        let controller = controller_of(&reason);
+        let reason = reason.as_str();
         if count > 1 {
             // A repeat (aggregated): the first occurrence was logged.
             tracing::debug!(
@@ -376,7 +377,7 @@ impl ProjectPass<'_> {
                 count,
                 "event repeated"
             );
-        } else if kind == "Warning" {
+        } else if kind == EventType::Warning {
             tracing::warn!(controller, kluster = k, project, reason, message, "event");
         } else {
             tracing::info!(controller, kluster = k, project, reason, message, "event");
@@ -422,12 +423,13 @@ impl ProjectPass<'_> {
                     Step::SetMessage(m) => k.status.message = m,
                     Step::SetPhase(p) => {
                         k.status.phase = p;
-                        let reason = phase_name(p);
-                        let message = format!("Kluster {name} is {}", reason.to_lowercase());
-                        self.event(name, "Normal", reason, &message).await?;
+                        let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
+                        self.event(name, EventType::Normal, EventReason::phase(p), &message)
+                            .await?;
                     }
                     Step::Warn { reason, message } => {
-                        self.event(name, "Warning", reason, &message).await?;
+                        self.event(name, EventType::Warning, reason, &message)
+                            .await?;
                     }
                 }
             }
@@ -453,8 +455,13 @@ impl ProjectPass<'_> {
             }
             (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
                 let message = "The cloud did not answer; retrying";
-                self.event(name, "Warning", "CloudUnavailable", message)
-                    .await?;
+                self.event(
+                    name,
+                    EventType::Warning,
+                    EventReason::CloudUnavailable,
+                    message,
+                )
+                .await?;
             }
             _ => {}
         }
@@ -511,13 +518,23 @@ impl ProjectPass<'_> {
                         report.deleted += 1;
                         let message =
                             format!("Deleted node {}: {why}; a new one replaces it", g.name);
-                        self.event(&name, "Warning", "DeletedBrokenNode", &message)
-                            .await?;
+                        self.event(
+                            &name,
+                            EventType::Warning,
+                            EventReason::DeletedBrokenNode,
+                            &message,
+                        )
+                        .await?;
                     }
                     Err(e) => {
                         let message = format!("Failed to delete node {}: {e}", g.name);
-                        self.event(&name, "Warning", "FailedDeleteNode", &message)
-                            .await?;
+                        self.event(
+                            &name,
+                            EventType::Warning,
+                            EventReason::FailedDeleteNode,
+                            &message,
+                        )
+                        .await?;
                     }
                 }
             }
@@ -536,13 +553,23 @@ impl ProjectPass<'_> {
                         info.running -= 1;
                     }
                     let message = format!("Successfully deleted node {}", r.name);
-                    self.event(&name, "Normal", "SuccessfulDeleteNode", &message)
-                        .await?;
+                    self.event(
+                        &name,
+                        EventType::Normal,
+                        EventReason::SuccessfulDeleteNode,
+                        &message,
+                    )
+                    .await?;
                 }
                 Err(e) => {
                     let message = format!("Failed to delete node {}: {e}", r.name);
-                    self.event(&name, "Warning", "FailedDeleteNode", &message)
-                        .await?;
+                    self.event(
+                        &name,
+                        EventType::Warning,
+                        EventReason::FailedDeleteNode,
+                        &message,
+                    )
+                    .await?;
                 }
             }
         }
@@ -564,14 +591,24 @@ impl ProjectPass<'_> {
                         report.created += 1;
                         pools[i].running += 1;
                         let message = format!("Successfully created node {}", server.name);
-                        self.event(&name, "Normal", "SuccessfulCreateNode", &message)
-                            .await?;
+                        self.event(
+                            &name,
+                            EventType::Normal,
+                            EventReason::SuccessfulCreateNode,
+                            &message,
+                        )
+                        .await?;
                     }
                     Err(e) => {
                         // The same error would repeat for the rest of the pool: stop here.
                         let message = format!("Failed to create node: {e}");
-                        self.event(&name, "Warning", "FailedCreateNode", &message)
-                            .await?;
+                        self.event(
+                            &name,
+                            EventType::Warning,
+                            EventReason::FailedCreateNode,
+                            &message,
+                        )
+                        .await?;
                         break;
                     }
                 }
@@ -595,10 +632,11 @@ impl ProjectPass<'_> {
         let nodes = launch::of_kluster(servers, name);
         let mut waited = BTreeSet::new();
         for e in self.rec.store.events(project, name).await? {
-            if let Some(kind) = deorbit::waited_kind(&e.reason) {
+            let reason = e.event_reason();
+            if let Some(kind) = deorbit::waited_kind(&reason) {
                 waited.insert(kind);
             }
-            if let Some(kind) = deorbit::finished_kind(&e.reason) {
+            if let Some(kind) = deorbit::finished_kind(&reason) {
                 waited.remove(&kind);
             }
         }
@@ -621,8 +659,13 @@ impl ProjectPass<'_> {
                         }
                         Err(e) => {
                             let message = format!("Failed to delete {what}: {e}");
-                            self.event(name, "Warning", "FailedDeorbit", &message)
-                                .await?;
+                            self.event(
+                                name,
+                                EventType::Warning,
+                                EventReason::FailedDeorbit,
+                                &message,
+                            )
+                            .await?;
                         }
                     }
                 }
@@ -631,18 +674,29 @@ impl ProjectPass<'_> {
                         Ok(()) => {
                             report.deleted += 1;
                             let message = format!("Successfully deleted node {node}");
-                            self.event(name, "Normal", "SuccessfulDeleteNode", &message)
-                                .await?;
+                            self.event(
+                                name,
+                                EventType::Normal,
+                                EventReason::SuccessfulDeleteNode,
+                                &message,
+                            )
+                            .await?;
                         }
                         Err(e) => {
                             let message = format!("Failed to delete node {node}: {e}");
-                            self.event(name, "Warning", "FailedDeleteNode", &message)
-                                .await?;
+                            self.event(
+                                name,
+                                EventType::Warning,
+                                EventReason::FailedDeleteNode,
+                                &message,
+                            )
+                            .await?;
                         }
                     }
                 }
                 deorbit::Step::Event { reason, message } => {
-                    self.event(name, "Normal", &reason, &message).await?;
+                    self.event(name, EventType::Normal, reason, &message)
+                        .await?;
                 }
                 deorbit::Step::Remove => return Ok(true),
             }
@@ -652,12 +706,23 @@ impl ProjectPass<'_> {
 }
 
 /// Which reconciler records events with `reason` (the `controller=` log field).
-fn controller_of(reason: &str) -> &'static str {
+fn controller_of(reason: &EventReason) -> &'static str {
+    use EventReason::*;
     match reason {
-        "DeletedBrokenNode" => "flight",
-        r if r.contains("Deorbit") => "deorbit",
-        r if r.ends_with("Node") => "launch",
-        "CloudUnavailable" => "reconcile",
+        DeletedBrokenNode => "flight",
+        WaitingForDeorbitVolumes
+        | WaitingForDeorbitLoadBalancers
+        | WaitingForDeorbitRoutes
+        | WaitingForDeorbitNodes
+        | SuccessfulDeorbitVolumes
+        | SuccessfulDeorbitLoadBalancers
+        | SuccessfulDeorbitRoutes
+        | SuccessfulDeorbit
+        | FailedDeorbit => "deorbit",
+        SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode | FailedDeleteNode => {
+            "launch"
+        }
+        CloudUnavailable => "reconcile",
         _ => "ground",
     }
 }
@@ -672,15 +737,4 @@ fn suffix() -> String {
         .iter()
         .map(|b| CHARS[*b as usize % CHARS.len()] as char)
         .collect()
-}
-
-/// The phase as Kubernikus spells it (also the reason of its Normal event).
-pub fn phase_name(p: KlusterPhase) -> &'static str {
-    match p {
-        KlusterPhase::Pending => "Pending",
-        KlusterPhase::Creating => "Creating",
-        KlusterPhase::Running => "Running",
-        KlusterPhase::Upgrading => "Upgrading",
-        KlusterPhase::Terminating => "Terminating",
-    }
 }

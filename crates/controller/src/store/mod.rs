@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use kluster::Kluster;
+use kluster::{EventReason, EventType, Kluster};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -197,7 +197,7 @@ impl Store {
         .bind(project)
         .bind(&k.kluster.name)
         .bind(body)
-        .bind(crate::reconcile::phase_name(k.kluster.status.phase))
+        .bind(k.kluster.status.phase.as_str())
         .bind(&k.creator)
         .bind(k.termination_protected)
         .execute(&mut *tx)
@@ -239,7 +239,7 @@ impl Store {
     /// Replaces a kluster's body (spec and status); false when it does not exist.
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
         let body = serde_json::to_string(k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let phase = crate::reconcile::phase_name(k.status.phase);
+        let phase = k.status.phase.as_str();
         // SET expressions read the old row: phase_since moves only when the phase changes.
         let res = sqlx::query(
             "UPDATE klusters SET body = ?,
@@ -290,7 +290,7 @@ impl Store {
             return Ok(Some(Err(e)));
         }
         let body = serde_json::to_string(&k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let phase = crate::reconcile::phase_name(k.status.phase);
+        let phase = k.status.phase.as_str();
         sqlx::query(
             "UPDATE klusters SET body = ?,
                 phase_since = CASE WHEN phase <> ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE phase_since END,
@@ -380,8 +380,8 @@ impl Store {
         &self,
         project: &str,
         kluster: &str,
-        kind: &str,
-        reason: &str,
+        kind: EventType,
+        reason: &EventReason,
         message: &str,
     ) -> Result<i64, StoreError> {
         self.record_event_counted(project, kluster, kind, reason, message)
@@ -394,10 +394,11 @@ impl Store {
         &self,
         project: &str,
         kluster: &str,
-        kind: &str,
-        reason: &str,
+        kind: EventType,
+        reason: &EventReason,
         message: &str,
     ) -> Result<(i64, i64), StoreError> {
+        let (kind, reason) = (kind.as_str(), reason.as_str());
         // Single statements, so concurrent writers cannot hand out one sequence number twice.
         let bumped = sqlx::query(
             "UPDATE events SET count = count + 1,
@@ -635,15 +636,27 @@ mod tests {
     async fn identical_events_aggregate_and_stay_in_their_project() {
         let s = Store::open(&db_path("events")).await.unwrap();
         let a = s
-            .record_event("p1", "k", "Warning", "FailedCreateNode", "quota")
+            .record_event(
+                "p1",
+                "k",
+                EventType::Warning,
+                &EventReason::FailedCreateNode,
+                "quota",
+            )
             .await
             .unwrap();
         let b = s
-            .record_event("p1", "k", "Warning", "FailedCreateNode", "quota")
+            .record_event(
+                "p1",
+                "k",
+                EventType::Warning,
+                &EventReason::FailedCreateNode,
+                "quota",
+            )
             .await
             .unwrap();
         let c = s
-            .record_event("p1", "k", "Normal", "Running", "up")
+            .record_event("p1", "k", EventType::Normal, &EventReason::Running, "up")
             .await
             .unwrap();
         assert_eq!(a, b);
@@ -662,17 +675,37 @@ mod tests {
         let s = Store::open(&db_path("seq")).await.unwrap();
         let mut latest = s.latest_seq();
         let a = s
-            .record_event("p1", "k", "Warning", "X", "m")
+            .record_event(
+                "p1",
+                "k",
+                EventType::Warning,
+                &EventReason::Other("X".into()),
+                "m",
+            )
             .await
             .unwrap();
-        s.record_event("p1", "j", "Normal", "Y", "n").await.unwrap();
+        s.record_event(
+            "p1",
+            "j",
+            EventType::Normal,
+            &EventReason::Other("Y".into()),
+            "n",
+        )
+        .await
+        .unwrap();
         assert!(latest.has_changed().unwrap());
         let after: i64 = *latest.borrow_and_update();
         assert_eq!(after, 2);
         // Aggregating an old event moves it to the end of the sequence.
-        s.record_event("p1", "k", "Warning", "X", "m")
-            .await
-            .unwrap();
+        s.record_event(
+            "p1",
+            "k",
+            EventType::Warning,
+            &EventReason::Other("X".into()),
+            "m",
+        )
+        .await
+        .unwrap();
         let since = s.events_since("p1", None, after, 100).await.unwrap();
         assert_eq!(since.len(), 1);
         assert_eq!((since[0].id, since[0].seq, since[0].event.count), (a, 3, 2));

@@ -178,8 +178,10 @@ pub struct Running {
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
     /// Its store.
     pub store: Store,
-    /// Its cloud (the simulator: faults can be injected through it).
+    /// Its cloud.
     pub cloud: Arc<dyn crate::cloud::Cloud>,
+    /// The simulator behind the cloud (faults can be injected through it).
+    pub simulator: Option<crate::cloud::sim::SimCloud>,
 }
 
 /// Opens the store, loads the policy and serves the API until `shutdown` completes.
@@ -230,6 +232,12 @@ pub async fn start(
     }
     let keystone = keystone::Client::new(&config.keystone_url)?;
     let shutdown = Shutdown::new(shutdown);
+    let simulator = crate::cloud::sim::SimCloud::persistent(
+        config.pace.sim,
+        crate::cloud::sim::Clock::real(),
+        &config.db_path.with_extension("cloud.json"),
+    )
+    .map_err(|message| StartError::Cloud { message })?;
     let state = ApiState {
         store,
         validator: Arc::new(TokenValidator::new(
@@ -240,14 +248,8 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
-        cloud: Arc::new(
-            crate::cloud::sim::SimCloud::persistent(
-                config.pace.sim,
-                crate::cloud::sim::Clock::real(),
-                &config.db_path.with_extension("cloud.json"),
-            )
-            .map_err(|message| StartError::Cloud { message })?,
-        ),
+        cloud: Arc::new(simulator.clone()),
+        simulator: Some(simulator.clone()),
         stop: shutdown.clone(),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
@@ -274,6 +276,7 @@ pub async fn start(
         task,
         store,
         cloud,
+        simulator: Some(simulator),
     })
 }
 

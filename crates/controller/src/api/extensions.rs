@@ -249,7 +249,7 @@ fn sse(e: &ProjectEvent) -> SseEvent {
 }
 
 fn simulator(st: &ApiState) -> Result<&SimCloud, ApiError> {
-    st.cloud.simulator().ok_or_else(|| {
+    st.simulator.as_ref().ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "This controller runs against a real cloud: there is no simulator",

@@ -24,6 +24,7 @@ pub use error::ApiError;
 pub use hygiene::REQUEST_ID;
 
 use crate::auth::{Policy, TokenValidator};
+use crate::cloud::sim::SimCloud;
 use crate::cloud::Cloud;
 use crate::pki::Sealer;
 use crate::store::Store;
@@ -91,6 +92,8 @@ pub struct ApiState {
     pub sealer: Arc<Sealer>,
     /// The cloud klusters live in.
     pub cloud: Arc<dyn Cloud>,
+    /// The simulator's own handle (faults and limits) when the cloud is simulated.
+    pub simulator: Option<SimCloud>,
     /// Completes on shutdown (long-lived streams end then).
     pub stop: crate::run::Shutdown,
 }

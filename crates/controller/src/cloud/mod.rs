@@ -141,9 +141,4 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), CloudError>>;
-
-    /// The simulator behind this cloud, if it is one (for fault injection).
-    fn simulator(&self) -> Option<&sim::SimCloud> {
-        None
-    }
 }

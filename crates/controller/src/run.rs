@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::api::{router, ApiSettings, ApiState};
 use crate::auth::{Policy, PolicyError, ServiceCredentials, TokenValidator};
 use crate::pki::{SealKey, Sealer};
+pub use crate::shutdown::Shutdown;
 use crate::store::{Store, StoreError};
 
 /// Everything the controller needs to run.
@@ -278,29 +279,4 @@ pub async fn start(
         cloud,
         simulator: Some(simulator),
     })
-}
-
-/// One shutdown future shared by several tasks: each [`Shutdown::signal`] completes when
-/// the future given to [`Shutdown::new`] does.
-#[derive(Clone, Debug)]
-pub struct Shutdown(tokio::sync::watch::Receiver<bool>);
-
-impl Shutdown {
-    /// Watches `trigger` (in a task of its own).
-    pub fn new(trigger: impl std::future::Future<Output = ()> + Send + 'static) -> Shutdown {
-        let (tx, rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            trigger.await;
-            let _ = tx.send(true);
-        });
-        Shutdown(rx)
-    }
-
-    /// Completes once shutdown has been triggered.
-    pub fn signal(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
-        let mut rx = self.0.clone();
-        async move {
-            let _ = rx.wait_for(|stop| *stop).await;
-        }
-    }
 }

@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn default_pod_ranges_skip_the_ones_taken_on_the_router() {
         let a = admitted("a", None, &[]);
-        let b = admitted("b", None, &[a.clone()]);
+        let b = admitted("b", None, std::slice::from_ref(&a));
         assert_eq!(b.spec.cluster_cidr.as_deref(), Some("100.101.0.0/16"));
         let c = admitted("c", None, &[a, b]);
         assert_eq!(c.spec.cluster_cidr.as_deref(), Some("100.102.0.0/16"));
@@ -161,7 +161,7 @@ mod tests {
     fn clashes_are_409_and_bad_requests_422_in_words() {
         let settings = ApiSettings::default();
         let a = admitted("a", Some("10.1.0.0/16"), &[]);
-        let (status, m) = refused(request("a", None, ""), &[a.clone()], &settings);
+        let (status, m) = refused(request("a", None, ""), std::slice::from_ref(&a), &settings);
         assert_eq!(
             (status, m.as_str()),
             (409, "A kluster named \"a\" already exists")

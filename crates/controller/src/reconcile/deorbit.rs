@@ -5,9 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use kluster::EventReason;
+use kluster::{EventReason, Kluster};
 
+use super::ctx::{Ctx, Observed, Outcome};
 use crate::cloud::{Resource, ResourceKind, Server, ServerStatus};
+use crate::store::StoreError;
 
 /// One step of tearing a kluster down.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,6 +141,78 @@ fn noun(kind: ResourceKind) -> &'static str {
         ResourceKind::LoadBalancer => "load balancers",
         ResourceKind::Route => "routes",
     }
+}
+
+/// Deorbit's executor for one terminating kluster: the next tear-down steps, with the kinds
+/// it waited for read back from its events; the outcome says `removed` once nothing is left
+/// (the caller then removes the kluster).
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let mut out = Outcome::default();
+    let (Some(servers), Some(resources)) =
+        (o.cloud.servers.as_deref(), o.cloud.resources.as_deref())
+    else {
+        return Ok(out);
+    };
+    let (project, name) = (ctx.project, k.name.as_str());
+    let mine: Vec<&Resource> = resources.iter().filter(|r| r.kluster == name).collect();
+    let nodes = super::launch::of_kluster(servers, name);
+    let mut waited = BTreeSet::new();
+    for e in ctx.store().events(project, name).await? {
+        let reason = e.event_reason();
+        if let Some(kind) = waited_kind(&reason) {
+            waited.insert(kind);
+        }
+        if let Some(kind) = finished_kind(&reason) {
+            waited.remove(&kind);
+        }
+    }
+    for step in plan(name, &mine, &nodes, &waited) {
+        match step {
+            Step::DeleteResource { id, name: what } => {
+                match ctx.call(ctx.cloud().delete_resource(project, &id)).await {
+                    Ok(()) => {
+                        out.deleted += 1;
+                        tracing::info!(
+                            controller = "deorbit",
+                            kluster = name,
+                            project,
+                            resource = what,
+                            "deleting"
+                        );
+                    }
+                    Err(e) => {
+                        let message = format!("Failed to delete {what}: {e}");
+                        ctx.warn(name, EventReason::FailedDeorbit, &message).await?;
+                    }
+                }
+            }
+            Step::DeleteServer { id, name: node } => {
+                match ctx.call(ctx.cloud().delete_server(project, &id)).await {
+                    Ok(()) => {
+                        out.deleted += 1;
+                        let message = format!("Successfully deleted node {node}");
+                        ctx.normal(name, EventReason::SuccessfulDeleteNode, &message)
+                            .await?;
+                    }
+                    Err(e) => {
+                        let message = format!("Failed to delete node {node}: {e}");
+                        ctx.warn(name, EventReason::FailedDeleteNode, &message)
+                            .await?;
+                    }
+                }
+            }
+            Step::Event { reason, message } => ctx.normal(name, reason, &message).await?,
+            Step::Remove => {
+                out.removed = true;
+                break;
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

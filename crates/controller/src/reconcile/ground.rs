@@ -3,11 +3,14 @@
 //! kluster Pending → Creating → Running and Running → Upgrading → Running on a version
 //! change; each phase change is a Normal event named after the phase. A kluster that does not
 //! reach Running within the creation timeout gets a Warning and an error message in its
-//! status. Terminating klusters belong to [`super::deorbit`].
+//! status. Terminating klusters belong to [`super::deorbit`]. [`reconcile`] applies the plan.
 
 use std::time::Duration;
 
 use kluster::{EventReason, Kluster, KlusterPhase, Router};
+
+use super::ctx::{Ctx, Observed, Outcome};
+use crate::store::StoreError;
 
 /// How long the simulated phases take, and how long the reconcilers wait for things.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,6 +190,48 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
         },
         Step::SetPhase(KlusterPhase::Creating),
     ]
+}
+
+/// Ground's executor for one kluster: applies its plan to `k` (phases, version, message,
+/// OpenStack ids) and records the phase events and warnings.
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let name = k.name.clone();
+    let steps = plan(
+        k,
+        o.cloud.routers.as_deref(),
+        o.stored.in_phase,
+        o.stored.age,
+        ctx.timing(),
+    );
+    for step in steps {
+        match step {
+            Step::SetOpenstack {
+                router_id,
+                network_id,
+                lb_subnet_id,
+            } => {
+                let os = &mut k.spec.openstack;
+                (os.router_id, os.network_id, os.lb_subnet_id) =
+                    (router_id, network_id, lb_subnet_id);
+            }
+            Step::SetVersion(v) => {
+                k.status.apiserver_version = v.clone();
+                k.status.version = v;
+            }
+            Step::SetMessage(m) => k.status.message = m,
+            Step::SetPhase(p) => {
+                k.status.phase = p;
+                let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
+                ctx.normal(&name, EventReason::phase(p), &message).await?;
+            }
+            Step::Warn { reason, message } => ctx.warn(&name, reason, &message).await?,
+        }
+    }
+    Ok(Outcome::default())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ use sqlx::Row;
 
 use super::{Store, StoreError};
 
+/// A kluster's CA as stored: certificate and sealed private key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaRecord {
     /// CA certificate (PEM).

@@ -45,8 +45,6 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX events_by_seq ON events (project_id, seq);",
 ];
 
-/// A kluster's CA as stored: certificate and sealed private key.
-
 impl Store {
     /// Applies the migrations the database has not seen yet, in one transaction.
     pub(super) async fn migrate(&self) -> Result<(), StoreError> {

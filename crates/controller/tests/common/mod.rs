@@ -2,6 +2,8 @@
 //! store, tokens from the real local Keystone, and request helpers.
 #![allow(dead_code)]
 
+pub mod world;
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -3,19 +3,59 @@
 //! kluster) and [`Outcome`] (what a reconciler did with it).
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use kluster::{EventReason, EventType, Router};
 use tokio::time::Instant;
 
-use super::ground::{self, Timing};
-use super::{Reconciler, LONGEST};
 use crate::cloud::{Cloud, CloudError, Resource, Server};
 use crate::store::{self, Store, StoreError};
+
+/// Longest budget or call timeout honoured (longer ones are cut to it).
+pub(super) const LONGEST: Duration = Duration::from_secs(24 * 3600);
+
+/// How long the simulated phases take, and how long the reconcilers wait for things.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Control plane start-up (Creating → Running).
+    pub create: Duration,
+    /// Control plane upgrade (Upgrading → Running).
+    pub upgrade: Duration,
+    /// A kluster not Running this long after creation gets a Warning (Kubernikus: 30 min).
+    pub creation_timeout: Duration,
+    /// Flight deletes servers not registered as nodes this long after boot (45 min).
+    pub register_timeout: Duration,
+}
+
+impl Timing {
+    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min).
+    pub fn scaled(phase: Duration) -> Timing {
+        Timing {
+            create: phase,
+            upgrade: phase,
+            creation_timeout: Duration::from_secs(30 * 60),
+            register_timeout: Duration::from_secs(45 * 60),
+        }
+    }
+}
+
+/// "30 minutes", "90 seconds".
+pub fn human(d: Duration) -> String {
+    match d.as_secs() {
+        60 => "1 minute".into(),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} seconds"),
+    }
+}
 
 /// One project's pass: the reconciler's store and cloud, the project, and the deadline of
 /// its time budget.
 pub struct Ctx<'a> {
-    pub(super) rec: &'a Reconciler,
+    pub(super) store: &'a Store,
+    pub(super) cloud: &'a dyn Cloud,
+    pub(super) timing: Timing,
+    pub(super) call_timeout: Duration,
+    pub(super) budget: Duration,
     /// The project whose klusters are reconciled.
     pub project: &'a str,
     pub(super) deadline: Instant,
@@ -68,17 +108,17 @@ impl Outcome {
 impl Ctx<'_> {
     /// The controller's store.
     pub fn store(&self) -> &Store {
-        &self.rec.store
+        self.store
     }
 
     /// The cloud; await its calls through [`Ctx::call`].
     pub fn cloud(&self) -> &dyn Cloud {
-        self.rec.cloud.as_ref()
+        self.cloud
     }
 
     /// How long phases take and how long to wait for things.
     pub fn timing(&self) -> Timing {
-        self.rec.timing
+        self.timing
     }
 
     /// Awaits a cloud call for at most the call timeout, and never past the budget's
@@ -87,7 +127,7 @@ impl Ctx<'_> {
         &self,
         fut: impl std::future::Future<Output = Result<T, CloudError>>,
     ) -> Result<T, CloudError> {
-        let call_timeout = self.rec.call_timeout.min(LONGEST);
+        let call_timeout = self.call_timeout.min(LONGEST);
         let now = Instant::now();
         if now >= self.deadline {
             return Err(self.spent());
@@ -98,7 +138,7 @@ impl Ctx<'_> {
             Err(_) if until < now + call_timeout => Err(self.spent()),
             Err(_) => Err(CloudError(format!(
                 "the cloud did not answer within {}",
-                ground::human(call_timeout)
+                human(call_timeout)
             ))),
         }
     }
@@ -106,7 +146,7 @@ impl Ctx<'_> {
     fn spent(&self) -> CloudError {
         CloudError(format!(
             "the cloud answers too slowly: this pass's time budget for the project ({}) is spent; the next pass goes on",
-            ground::human(self.rec.project_budget.min(LONGEST))
+            human(self.budget)
         ))
     }
 

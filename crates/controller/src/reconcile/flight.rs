@@ -73,7 +73,7 @@ pub async fn reconcile(
             Why::Errored => "it went into ERROR".to_string(),
             Why::NeverRegistered => format!(
                 "it did not register as a node within {}",
-                super::ground::human(register_timeout)
+                super::ctx::human(register_timeout)
             ),
         };
         match ctx

@@ -9,33 +9,9 @@ use std::time::Duration;
 
 use kluster::{EventReason, Kluster, KlusterPhase, Router};
 
+pub use super::ctx::{human, Timing};
 use super::ctx::{Ctx, Observed, Outcome};
 use crate::store::StoreError;
-
-/// How long the simulated phases take, and how long the reconcilers wait for things.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timing {
-    /// Control plane start-up (Creating → Running).
-    pub create: Duration,
-    /// Control plane upgrade (Upgrading → Running).
-    pub upgrade: Duration,
-    /// A kluster not Running this long after creation gets a Warning (Kubernikus: 30 min).
-    pub creation_timeout: Duration,
-    /// Flight deletes servers not registered as nodes this long after boot (45 min).
-    pub register_timeout: Duration,
-}
-
-impl Timing {
-    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min).
-    pub fn scaled(phase: Duration) -> Timing {
-        Timing {
-            create: phase,
-            upgrade: phase,
-            creation_timeout: Duration::from_secs(30 * 60),
-            register_timeout: Duration::from_secs(45 * 60),
-        }
-    }
-}
 
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,15 +90,6 @@ pub fn plan(
             ]
         }
         _ => Vec::new(),
-    }
-}
-
-/// "30 minutes", "90 seconds".
-pub fn human(d: Duration) -> String {
-    match d.as_secs() {
-        60 => "1 minute".into(),
-        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
-        s => format!("{s} seconds"),
     }
 }
 

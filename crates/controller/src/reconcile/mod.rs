@@ -29,11 +29,8 @@ use tokio::time::Instant;
 
 use crate::cloud::Cloud;
 use crate::store::{Observed, Store, StoreError};
-use ctx::Ctx;
-use ground::Timing;
-
-/// Longest budget or call timeout honoured (longer ones are cut to it).
-const LONGEST: Duration = Duration::from_secs(24 * 3600);
+use ctx::{Ctx, Timing, LONGEST};
+pub use project::PassReport;
 
 /// Projects reconciled at once unless configured otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 8;
@@ -60,34 +57,6 @@ pub struct Reconciler {
     /// cloud calls fail at once (the next pass continues), and at twice it the project's
     /// pass is cut short.
     pub project_budget: Duration,
-}
-
-/// What one pass did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PassReport {
-    /// Klusters looked at.
-    pub klusters: usize,
-    /// Klusters whose stored state changed (or that were removed).
-    pub changed: usize,
-    /// Servers created.
-    pub created: usize,
-    /// Servers and resources whose deletion was requested.
-    pub deleted: usize,
-    /// Projects whose pass was cut short at twice their time budget.
-    pub cut_short: usize,
-    /// Klusters whose reconciliation failed (logged; the next pass tries again).
-    pub failed: usize,
-}
-
-impl PassReport {
-    fn add(&mut self, other: PassReport) {
-        self.klusters += other.klusters;
-        self.changed += other.changed;
-        self.created += other.created;
-        self.deleted += other.deleted;
-        self.cut_short += other.cut_short;
-        self.failed += other.failed;
-    }
 }
 
 /// The klusters of `all` (ordered by project) grouped per project.
@@ -199,7 +168,11 @@ impl Reconciler {
         let budget = self.project_budget.min(LONGEST);
         let deadline = Instant::now() + budget;
         let ctx = Ctx {
-            rec: self,
+            store: &self.store,
+            cloud: self.cloud.as_ref(),
+            timing: self.timing,
+            call_timeout: self.call_timeout,
+            budget,
             project,
             deadline,
         };
@@ -210,7 +183,7 @@ impl Reconciler {
                 tracing::warn!(
                     controller = "reconcile",
                     project,
-                    budget = %ground::human(self.project_budget),
+                    budget = %ctx::human(budget),
                     "the project's pass took twice its time budget: cut short; the next pass continues"
                 );
                 PassReport {

@@ -7,9 +7,37 @@ use kluster::{EventReason, Kluster, KlusterPhase};
 use tracing::Instrument;
 
 use super::ctx::{Ctx, Observed, Outcome, Seen};
-use super::{deorbit, flight, ground, launch, PassReport};
+use super::{deorbit, flight, ground, launch};
 use crate::cloud::{CloudError, Server};
 use crate::store::{self, StoreError};
+
+/// What one pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// Klusters looked at.
+    pub klusters: usize,
+    /// Klusters whose stored state changed (or that were removed).
+    pub changed: usize,
+    /// Servers created.
+    pub created: usize,
+    /// Servers and resources whose deletion was requested.
+    pub deleted: usize,
+    /// Projects whose pass was cut short at twice their time budget.
+    pub cut_short: usize,
+    /// Klusters whose reconciliation failed (logged; the next pass tries again).
+    pub failed: usize,
+}
+
+impl PassReport {
+    pub(super) fn add(&mut self, other: PassReport) {
+        self.klusters += other.klusters;
+        self.changed += other.changed;
+        self.created += other.created;
+        self.deleted += other.deleted;
+        self.cut_short += other.cut_short;
+        self.failed += other.failed;
+    }
+}
 
 impl Ctx<'_> {
     /// Reconciles the project's klusters (`group`), each on its own.

@@ -8,4 +8,5 @@ pub mod cloud;
 pub mod pki;
 pub mod reconcile;
 pub mod run;
+pub mod shutdown;
 pub mod store;

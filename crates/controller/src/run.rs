@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::api::{router, ApiSettings, ApiState};
 use crate::auth::{Policy, PolicyError, ServiceCredentials, TokenValidator};
 use crate::pki::{SealKey, Sealer};
+pub use crate::shutdown::Shutdown;
 use crate::store::{Store, StoreError};
 
 /// Everything the controller needs to run.
@@ -178,8 +179,10 @@ pub struct Running {
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
     /// Its store.
     pub store: Store,
-    /// Its cloud (the simulator: faults can be injected through it).
+    /// Its cloud.
     pub cloud: Arc<dyn crate::cloud::Cloud>,
+    /// The simulator behind the cloud (faults can be injected through it).
+    pub simulator: Option<crate::cloud::sim::SimCloud>,
 }
 
 /// Opens the store, loads the policy and serves the API until `shutdown` completes.
@@ -230,6 +233,12 @@ pub async fn start(
     }
     let keystone = keystone::Client::new(&config.keystone_url)?;
     let shutdown = Shutdown::new(shutdown);
+    let simulator = crate::cloud::sim::SimCloud::persistent(
+        config.pace.sim,
+        crate::cloud::sim::Clock::real(),
+        &config.db_path.with_extension("cloud.json"),
+    )
+    .map_err(|message| StartError::Cloud { message })?;
     let state = ApiState {
         store,
         validator: Arc::new(TokenValidator::new(
@@ -240,14 +249,8 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
-        cloud: Arc::new(
-            crate::cloud::sim::SimCloud::persistent(
-                config.pace.sim,
-                crate::cloud::sim::Clock::real(),
-                &config.db_path.with_extension("cloud.json"),
-            )
-            .map_err(|message| StartError::Cloud { message })?,
-        ),
+        cloud: Arc::new(simulator.clone()),
+        simulator: Some(simulator.clone()),
         stop: shutdown.clone(),
     };
     tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
@@ -274,30 +277,6 @@ pub async fn start(
         task,
         store,
         cloud,
+        simulator: Some(simulator),
     })
-}
-
-/// One shutdown future shared by several tasks: each [`Shutdown::signal`] completes when
-/// the future given to [`Shutdown::new`] does.
-#[derive(Clone, Debug)]
-pub struct Shutdown(tokio::sync::watch::Receiver<bool>);
-
-impl Shutdown {
-    /// Watches `trigger` (in a task of its own).
-    pub fn new(trigger: impl std::future::Future<Output = ()> + Send + 'static) -> Shutdown {
-        let (tx, rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            trigger.await;
-            let _ = tx.send(true);
-        });
-        Shutdown(rx)
-    }
-
-    /// Completes once shutdown has been triggered.
-    pub fn signal(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
-        let mut rx = self.0.clone();
-        async move {
-            let _ = rx.wait_for(|stop| *stop).await;
-        }
-    }
 }

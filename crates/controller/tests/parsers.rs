@@ -187,7 +187,13 @@ fn event_queries_and_last_event_ids_are_answered_or_refused_in_words() {
         let project = common::account_of(&token).await;
         for i in 0..3 {
             store
-                .record_event(&project, "k", "Normal", "Running", &format!("e{i}"))
+                .record_event(
+                    &project,
+                    "k",
+                    kluster::EventType::Normal,
+                    &kluster::EventReason::Running,
+                    &format!("e{i}"),
+                )
                 .await
                 .unwrap();
         }

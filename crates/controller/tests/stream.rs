@@ -34,7 +34,13 @@ async fn a_busy_stream_whose_token_is_revoked_says_unauthorized_within_the_reche
     let writer = tokio::spawn(async move {
         for i in 0.. {
             store
-                .record_event(&project, "busy", "Normal", "Tick", &format!("tick {i}"))
+                .record_event(
+                    &project,
+                    "busy",
+                    kluster::EventType::Normal,
+                    &kluster::EventReason::Other("Tick".into()),
+                    &format!("tick {i}"),
+                )
                 .await
                 .unwrap();
             tokio::time::sleep(Duration::from_millis(40)).await;

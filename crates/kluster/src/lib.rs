@@ -5,12 +5,15 @@
 //! - [`validate`]: schema rules (patterns, lengths, ranges) with messages a person reads.
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
 //! - [`defaults`]: the values Kubernikus fills in on create.
+//! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
 
 pub mod defaults;
+pub mod event;
 pub mod model;
 pub mod net;
 pub mod update;
 pub mod validate;
 
+pub use event::{EventReason, EventType};
 pub use model::*;
 pub use validate::{FieldError, ValidationErrors};

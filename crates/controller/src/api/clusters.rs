@@ -6,8 +6,9 @@ use axum::{
     http::StatusCode,
     Json,
 };
-use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
+use kluster::{Kluster, KlusterPhase};
 
+use super::admission::admit;
 use super::{ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, StoredKluster};
@@ -22,60 +23,23 @@ pub async fn list(
     Ok(Json(all.into_iter().map(|s| s.kluster).collect()))
 }
 
-/// `POST /api/v1/clusters` (CreateCluster): validate, fill defaults, check names and CIDRs.
+/// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, name
+/// and CIDRs), then a CA and the stored kluster.
 pub async fn create(
     State(st): State<ApiState>,
     caller: Caller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Kluster>), ApiError> {
     let who = caller.allow(&st, "CreateCluster")?;
-    let mut k = parse(body)?;
-    kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
-    let pod_range_given = k
-        .spec
-        .cluster_cidr
-        .as_deref()
-        .is_some_and(|c| !c.is_empty());
-    kluster::defaults::fill(&mut k, &st.settings.default_version);
-    if !st.settings.available_versions.is_empty()
-        && !st.settings.available_versions.contains(&k.spec.version)
-    {
-        return Err(ApiError::unprocessable(format!(
-            "spec.version: {} is not available; choose one of {}",
-            k.spec.version,
-            st.settings.available_versions.join(", ")
-        )));
-    }
-    let others = st.store.list(&who.account).await?;
-    if others.iter().any(|o| o.kluster.name == k.name) {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            format!("A kluster named {:?} already exists", k.name),
-        ));
-    }
-    if !pod_range_given {
-        // The default pod range is taken on this router: use the next free /16 of
-        // 100.100.0.0–100.127.255.255, so that klusters created with defaults never clash.
-        let free = (100..=127).map(|n| format!("100.{n}.0.0/16")).find(|c| {
-            let mut candidate = k.clone();
-            candidate.spec.cluster_cidr = Some(c.clone());
-            cidr_conflict(&candidate, &others, &st.settings.reserved_cidrs).is_none()
-        });
-        if let Some(c) = free {
-            k.spec.cluster_cidr = Some(c);
-        }
-    }
-    if let Some(m) = cidr_conflict(&k, &others, &st.settings.reserved_cidrs) {
-        return Err(ApiError::new(StatusCode::CONFLICT, m));
-    }
-    k.status = KlusterStatus {
-        phase: KlusterPhase::Pending,
-        apiserver: format!(
-            "https://{}-{}.{}",
-            k.name, who.account, st.settings.apiserver_domain
-        ),
-        ..Default::default()
-    };
+    let request = parse(body)?;
+    let others: Vec<Kluster> = st
+        .store
+        .list(&who.account)
+        .await?
+        .into_iter()
+        .map(|o| o.kluster)
+        .collect();
+    let k = admit(request, &others, &st.settings, &who.account)?;
     let ca = KlusterCa::generate(&k.name, &who.account).map_err(internal)?;
     let ca = CaRecord {
         key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
@@ -160,8 +124,8 @@ pub async fn terminate(
         .record_event(
             &who.account,
             &name,
-            "Normal",
-            "Terminating",
+            kluster::EventType::Normal,
+            &kluster::EventReason::Terminating,
             &format!("Kluster {name} is terminating"),
         )
         .await?;
@@ -307,37 +271,4 @@ fn parse(body: Result<Bytes, BytesRejection>) -> Result<Kluster, ApiError> {
     let bytes = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
     serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::unprocessable(format!("Invalid kluster JSON: {e}")))
-}
-
-/// The first CIDR clash of `k` with the control plane's ranges or with the project's
-/// klusters on the same router (a kluster without router is compared with all).
-fn cidr_conflict(k: &Kluster, others: &[StoredKluster], reserved: &[String]) -> Option<String> {
-    let service = Cidr::parse(&k.spec.service_cidr);
-    let cluster = k.spec.cluster_cidr.as_deref().and_then(Cidr::parse);
-    for r in reserved {
-        let Some(rc) = Cidr::parse(r) else { continue };
-        for (field, c) in [("serviceCIDR", service), ("clusterCIDR", cluster)] {
-            if c.is_some_and(|c| c.overlaps(rc)) {
-                return Some(format!("{field} overlaps the control plane's range {r}"));
-            }
-        }
-    }
-    let cluster = cluster?;
-    let router = &k.spec.openstack.router_id;
-    for o in others {
-        let orouter = &o.kluster.spec.openstack.router_id;
-        if !(router.is_empty() || orouter.is_empty() || router == orouter) {
-            continue;
-        }
-        if let Some(oc) = o.kluster.spec.cluster_cidr.as_deref().and_then(Cidr::parse) {
-            if cluster.overlaps(oc) {
-                return Some(format!(
-                    "clusterCIDR {} overlaps the clusterCIDR of kluster {:?} on the same router; choose another range",
-                    k.spec.cluster_cidr.as_deref().unwrap_or_default(),
-                    o.kluster.name
-                ));
-            }
-        }
-    }
-    None
 }

@@ -73,3 +73,11 @@ impl IntoResponse for ApiError {
         (self.status, Json(body)).into_response()
     }
 }
+
+/// 400 for a query string that does not parse, with the parser's words.
+pub(super) fn bad_query(e: axum::extract::rejection::QueryRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!("Bad query: {}", e.body_text()),
+    )
+}

@@ -2,12 +2,15 @@
 //! Keystone and authorized by policy.
 
 mod admin;
+mod admission;
 mod caller;
 mod clusters;
 mod error;
-mod extensions;
+mod events;
 mod hygiene;
 mod meta;
+mod quota;
+mod simulator;
 
 use std::sync::Arc;
 
@@ -24,6 +27,7 @@ pub use error::ApiError;
 pub use hygiene::REQUEST_ID;
 
 use crate::auth::{Policy, TokenValidator};
+use crate::cloud::sim::SimCloud;
 use crate::cloud::Cloud;
 use crate::pki::Sealer;
 use crate::store::Store;
@@ -91,8 +95,10 @@ pub struct ApiState {
     pub sealer: Arc<Sealer>,
     /// The cloud klusters live in.
     pub cloud: Arc<dyn Cloud>,
+    /// The simulator's own handle (faults and limits) when the cloud is simulated.
+    pub simulator: Option<SimCloud>,
     /// Completes on shutdown (long-lived streams end then).
-    pub stop: crate::run::Shutdown,
+    pub stop: crate::shutdown::Shutdown,
 }
 
 /// Request bodies above this size are refused with 413.
@@ -132,9 +138,9 @@ pub fn router(state: ApiState) -> Router {
                 .delete(clusters::terminate),
         )
         .route("/api/v1/openstack/metadata", get(meta::openstack_metadata))
-        .route("/api/v1/openstack/quota", get(extensions::quota))
-        .route("/api/v1/events", get(extensions::list))
-        .route("/api/v1/events/stream", get(extensions::stream))
+        .route("/api/v1/openstack/quota", get(quota::quota))
+        .route("/api/v1/events", get(events::list))
+        .route("/api/v1/events/stream", get(events::stream))
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
         .route(
@@ -171,18 +177,15 @@ fn simulator_routes(enabled: bool) -> Router<ApiState> {
         Router::new()
             .route(
                 "/api/v1/simulator",
-                get(extensions::get_simulator).put(extensions::put_simulator),
+                get(simulator::get_simulator).put(simulator::put_simulator),
             )
-            .route(
-                "/api/v1/simulator/debris/{kluster}",
-                get(extensions::debris),
-            )
+            .route("/api/v1/simulator/debris/{kluster}", get(simulator::debris))
     } else {
         Router::new()
-            .route("/api/v1/simulator", any(extensions::simulator_disabled))
+            .route("/api/v1/simulator", any(simulator::simulator_disabled))
             .route(
                 "/api/v1/simulator/{*rest}",
-                any(extensions::simulator_disabled),
+                any(simulator::simulator_disabled),
             )
     }
 }

@@ -82,17 +82,6 @@ pub enum ResourceKind {
     Route,
 }
 
-impl ResourceKind {
-    /// Plural, as event reasons spell it (`WaitingForDeorbitLoadBalancers`).
-    pub fn plural(self) -> &'static str {
-        match self {
-            ResourceKind::Volume => "Volumes",
-            ResourceKind::LoadBalancer => "LoadBalancers",
-            ResourceKind::Route => "Routes",
-        }
-    }
-}
-
 /// A cloud resource created by a kluster's workloads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resource {
@@ -152,9 +141,4 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), CloudError>>;
-
-    /// The simulator behind this cloud, if it is one (for fault injection).
-    fn simulator(&self) -> Option<&sim::SimCloud> {
-        None
-    }
 }

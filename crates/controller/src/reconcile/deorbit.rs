@@ -5,7 +5,11 @@
 
 use std::collections::BTreeSet;
 
+use kluster::{EventReason, Kluster};
+
+use super::ctx::{Ctx, Observed, Outcome};
 use crate::cloud::{Resource, ResourceKind, Server, ServerStatus};
+use crate::store::StoreError;
 
 /// One step of tearing a kluster down.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +31,7 @@ pub enum Step {
     /// A Normal event.
     Event {
         /// e.g. `WaitingForDeorbitVolumes`.
-        reason: String,
+        reason: EventReason,
         /// What is happening.
         message: String,
     },
@@ -35,10 +39,23 @@ pub enum Step {
     Remove,
 }
 
-/// Event reason prefix while waiting for a kind.
-pub const WAITING: &str = "WaitingForDeorbit";
-/// Event reason prefix once a kind is gone.
-pub const SUCCESSFUL: &str = "SuccessfulDeorbit";
+/// The reason while waiting for a kind to go.
+pub fn waiting(kind: ResourceKind) -> EventReason {
+    match kind {
+        ResourceKind::Volume => EventReason::WaitingForDeorbitVolumes,
+        ResourceKind::LoadBalancer => EventReason::WaitingForDeorbitLoadBalancers,
+        ResourceKind::Route => EventReason::WaitingForDeorbitRoutes,
+    }
+}
+
+/// The reason once a kind is gone.
+pub fn finished(kind: ResourceKind) -> EventReason {
+    match kind {
+        ResourceKind::Volume => EventReason::SuccessfulDeorbitVolumes,
+        ResourceKind::LoadBalancer => EventReason::SuccessfulDeorbitLoadBalancers,
+        ResourceKind::Route => EventReason::SuccessfulDeorbitRoutes,
+    }
+}
 
 /// The plan for kluster `name`, given its resources and servers and the kinds it has been
 /// seen waiting for without a success yet (read back from its events).
@@ -52,7 +69,7 @@ pub fn plan(
     let present: BTreeSet<ResourceKind> = resources.iter().map(|r| r.kind).collect();
     for kind in waited.difference(&present) {
         steps.push(Step::Event {
-            reason: format!("{SUCCESSFUL}{}", kind.plural()),
+            reason: finished(*kind),
             message: format!("All {} of kluster {name} are deleted", noun(*kind)),
         });
     }
@@ -66,7 +83,7 @@ pub fn plan(
         for kind in &present {
             let n = resources.iter().filter(|r| r.kind == *kind).count();
             steps.push(Step::Event {
-                reason: format!("{WAITING}{}", kind.plural()),
+                reason: waiting(*kind),
                 message: format!(
                     "Waiting for {n} {} of kluster {name} to be deleted",
                     noun(*kind)
@@ -86,7 +103,7 @@ pub fn plan(
             });
         }
         steps.push(Step::Event {
-            reason: format!("{WAITING}Nodes"),
+            reason: EventReason::WaitingForDeorbitNodes,
             message: format!(
                 "Waiting for {} nodes of kluster {name} to be deleted",
                 servers.len()
@@ -95,35 +112,27 @@ pub fn plan(
         return steps;
     }
     steps.push(Step::Event {
-        reason: SUCCESSFUL.into(),
+        reason: EventReason::SuccessfulDeorbit,
         message: format!("Kluster {name} left nothing behind in the cloud"),
     });
     steps.push(Step::Remove);
     steps
 }
 
-/// Parses an event reason back into the kind it waited for.
-pub fn waited_kind(reason: &str) -> Option<ResourceKind> {
-    let plural = reason.strip_prefix(WAITING)?;
-    [
-        ResourceKind::Volume,
-        ResourceKind::LoadBalancer,
-        ResourceKind::Route,
-    ]
-    .into_iter()
-    .find(|k| k.plural() == plural)
+const KINDS: [ResourceKind; 3] = [
+    ResourceKind::Volume,
+    ResourceKind::LoadBalancer,
+    ResourceKind::Route,
+];
+
+/// The kind an event reason says deorbit waited for.
+pub fn waited_kind(reason: &EventReason) -> Option<ResourceKind> {
+    KINDS.into_iter().find(|k| waiting(*k) == *reason)
 }
 
-/// Parses a success reason back into its kind.
-pub fn finished_kind(reason: &str) -> Option<ResourceKind> {
-    let plural = reason.strip_prefix(SUCCESSFUL)?;
-    [
-        ResourceKind::Volume,
-        ResourceKind::LoadBalancer,
-        ResourceKind::Route,
-    ]
-    .into_iter()
-    .find(|k| k.plural() == plural)
+/// The kind a success reason says is gone.
+pub fn finished_kind(reason: &EventReason) -> Option<ResourceKind> {
+    KINDS.into_iter().find(|k| finished(*k) == *reason)
 }
 
 fn noun(kind: ResourceKind) -> &'static str {
@@ -132,6 +141,78 @@ fn noun(kind: ResourceKind) -> &'static str {
         ResourceKind::LoadBalancer => "load balancers",
         ResourceKind::Route => "routes",
     }
+}
+
+/// Deorbit's executor for one terminating kluster: the next tear-down steps, with the kinds
+/// it waited for read back from its events; the outcome says `removed` once nothing is left
+/// (the caller then removes the kluster).
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let mut out = Outcome::default();
+    let (Some(servers), Some(resources)) =
+        (o.cloud.servers.as_deref(), o.cloud.resources.as_deref())
+    else {
+        return Ok(out);
+    };
+    let (project, name) = (ctx.project, k.name.as_str());
+    let mine: Vec<&Resource> = resources.iter().filter(|r| r.kluster == name).collect();
+    let nodes = super::launch::of_kluster(servers, name);
+    let mut waited = BTreeSet::new();
+    for e in ctx.store().events(project, name).await? {
+        let reason = e.event_reason();
+        if let Some(kind) = waited_kind(&reason) {
+            waited.insert(kind);
+        }
+        if let Some(kind) = finished_kind(&reason) {
+            waited.remove(&kind);
+        }
+    }
+    for step in plan(name, &mine, &nodes, &waited) {
+        match step {
+            Step::DeleteResource { id, name: what } => {
+                match ctx.call(ctx.cloud().delete_resource(project, &id)).await {
+                    Ok(()) => {
+                        out.deleted += 1;
+                        tracing::info!(
+                            controller = "deorbit",
+                            kluster = name,
+                            project,
+                            resource = what,
+                            "deleting"
+                        );
+                    }
+                    Err(e) => {
+                        let message = format!("Failed to delete {what}: {e}");
+                        ctx.warn(name, EventReason::FailedDeorbit, &message).await?;
+                    }
+                }
+            }
+            Step::DeleteServer { id, name: node } => {
+                match ctx.call(ctx.cloud().delete_server(project, &id)).await {
+                    Ok(()) => {
+                        out.deleted += 1;
+                        let message = format!("Successfully deleted node {node}");
+                        ctx.normal(name, EventReason::SuccessfulDeleteNode, &message)
+                            .await?;
+                    }
+                    Err(e) => {
+                        let message = format!("Failed to delete node {node}: {e}");
+                        ctx.warn(name, EventReason::FailedDeleteNode, &message)
+                            .await?;
+                    }
+                }
+            }
+            Step::Event { reason, message } => ctx.normal(name, reason, &message).await?,
+            Step::Remove => {
+                out.removed = true;
+                break;
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -166,7 +247,7 @@ mod tests {
             .map(|s| match s {
                 Step::DeleteResource { id, .. } => format!("delete {id}"),
                 Step::DeleteServer { id, .. } => format!("delete server {id}"),
-                Step::Event { reason, .. } => reason.clone(),
+                Step::Event { reason, .. } => reason.to_string(),
                 Step::Remove => "remove".into(),
             })
             .collect()
@@ -211,8 +292,12 @@ mod tests {
             reasons(&plan("k", &[], &[], &none)),
             ["SuccessfulDeorbit", "remove"]
         );
-        assert_eq!(waited_kind("WaitingForDeorbitRoutes"), Some(Route));
-        assert_eq!(finished_kind("SuccessfulDeorbitVolumes"), Some(Volume));
-        assert_eq!(waited_kind("WaitingForDeorbitNodes"), None);
+        let reason = EventReason::parse;
+        assert_eq!(waited_kind(&reason("WaitingForDeorbitRoutes")), Some(Route));
+        assert_eq!(
+            finished_kind(&reason("SuccessfulDeorbitVolumes")),
+            Some(Volume)
+        );
+        assert_eq!(waited_kind(&reason("WaitingForDeorbitNodes")), None);
     }
 }

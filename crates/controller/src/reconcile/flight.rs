@@ -4,7 +4,11 @@
 
 use std::time::Duration;
 
+use kluster::{EventReason, Kluster, KlusterPhase};
+
+use super::ctx::{Ctx, Observed, Outcome};
 use crate::cloud::{Server, ServerStatus};
+use crate::store::StoreError;
 
 /// Why flight removes a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +49,52 @@ pub fn plan(servers: &[&Server], register_timeout: Duration) -> Vec<Grounding> {
             })
         })
         .collect()
+}
+
+/// Flight's executor for one running kluster: deletes its broken servers (launch replaces
+/// them) and says why; the deleted ids are in the outcome's `grounded`.
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let mut out = Outcome::default();
+    let Some(servers) = o.cloud.servers.as_deref() else {
+        return Ok(out);
+    };
+    if k.status.phase != KlusterPhase::Running {
+        return Ok(out);
+    }
+    let name = k.name.as_str();
+    let register_timeout = ctx.timing().register_timeout;
+    let mine = super::launch::of_kluster(servers, name);
+    for g in plan(&mine, register_timeout) {
+        let why = match g.why {
+            Why::Errored => "it went into ERROR".to_string(),
+            Why::NeverRegistered => format!(
+                "it did not register as a node within {}",
+                super::ctx::human(register_timeout)
+            ),
+        };
+        match ctx
+            .call(ctx.cloud().delete_server(ctx.project, &g.id))
+            .await
+        {
+            Ok(()) => {
+                out.grounded.insert(g.id.clone());
+                out.deleted += 1;
+                let message = format!("Deleted node {}: {why}; a new one replaces it", g.name);
+                ctx.warn(name, EventReason::DeletedBrokenNode, &message)
+                    .await?;
+            }
+            Err(e) => {
+                let message = format!("Failed to delete node {}: {e}", g.name);
+                ctx.warn(name, EventReason::FailedDeleteNode, &message)
+                    .await?;
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

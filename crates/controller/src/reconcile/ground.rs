@@ -3,39 +3,15 @@
 //! kluster Pending → Creating → Running and Running → Upgrading → Running on a version
 //! change; each phase change is a Normal event named after the phase. A kluster that does not
 //! reach Running within the creation timeout gets a Warning and an error message in its
-//! status. Terminating klusters belong to [`super::deorbit`].
+//! status. Terminating klusters belong to [`super::deorbit`]. [`reconcile`] applies the plan.
 
 use std::time::Duration;
 
-use kluster::{Kluster, KlusterPhase, Router};
+use kluster::{EventReason, Kluster, KlusterPhase, Router};
 
-/// How long the simulated phases take, and how long the reconcilers wait for things.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timing {
-    /// Control plane start-up (Creating → Running).
-    pub create: Duration,
-    /// Control plane upgrade (Upgrading → Running).
-    pub upgrade: Duration,
-    /// A kluster not Running this long after creation gets a Warning (Kubernikus: 30 min).
-    pub creation_timeout: Duration,
-    /// Flight deletes servers not registered as nodes this long after boot (45 min).
-    pub register_timeout: Duration,
-}
-
-impl Timing {
-    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min).
-    pub fn scaled(phase: Duration) -> Timing {
-        Timing {
-            create: phase,
-            upgrade: phase,
-            creation_timeout: Duration::from_secs(30 * 60),
-            register_timeout: Duration::from_secs(45 * 60),
-        }
-    }
-}
-
-/// Event reason when creation takes longer than the timeout.
-pub const CREATION_TIMEOUT: &str = "FailedCreate";
+pub use super::ctx::{human, Timing};
+use super::ctx::{Ctx, Observed, Outcome};
+use crate::store::StoreError;
 
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +32,7 @@ pub enum Step {
     /// A Warning event, the kluster staying where it is.
     Warn {
         /// Stable reason, e.g. `ConfigurationError`.
-        reason: &'static str,
+        reason: EventReason,
         /// What the user should know.
         message: String,
     },
@@ -83,11 +59,11 @@ pub fn plan(
             "Kluster {} is not running after {} (still {}): see the warnings before this one",
             k.name,
             human(t.creation_timeout),
-            super::phase_name(k.status.phase)
+            k.status.phase.as_str()
         );
         return vec![
             Step::Warn {
-                reason: CREATION_TIMEOUT,
+                reason: EventReason::FailedCreate,
                 message: message.clone(),
             },
             Step::SetMessage(message),
@@ -117,15 +93,6 @@ pub fn plan(
     }
 }
 
-/// "30 minutes", "90 seconds".
-pub fn human(d: Duration) -> String {
-    match d.as_secs() {
-        60 => "1 minute".into(),
-        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
-        s => format!("{s} seconds"),
-    }
-}
-
 /// Pending: resolve the router, network and LB subnet when exactly one candidate exists
 /// (ids given in the spec are kept), then start creating.
 fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
@@ -141,7 +108,7 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
         .collect();
     let warn = |message: String| {
         vec![Step::Warn {
-            reason: "ConfigurationError",
+            reason: EventReason::ConfigurationError,
             message,
         }]
     };
@@ -190,6 +157,48 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
         },
         Step::SetPhase(KlusterPhase::Creating),
     ]
+}
+
+/// Ground's executor for one kluster: applies its plan to `k` (phases, version, message,
+/// OpenStack ids) and records the phase events and warnings.
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let name = k.name.clone();
+    let steps = plan(
+        k,
+        o.cloud.routers.as_deref(),
+        o.stored.in_phase,
+        o.stored.age,
+        ctx.timing(),
+    );
+    for step in steps {
+        match step {
+            Step::SetOpenstack {
+                router_id,
+                network_id,
+                lb_subnet_id,
+            } => {
+                let os = &mut k.spec.openstack;
+                (os.router_id, os.network_id, os.lb_subnet_id) =
+                    (router_id, network_id, lb_subnet_id);
+            }
+            Step::SetVersion(v) => {
+                k.status.apiserver_version = v.clone();
+                k.status.version = v;
+            }
+            Step::SetMessage(m) => k.status.message = m,
+            Step::SetPhase(p) => {
+                k.status.phase = p;
+                let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
+                ctx.normal(&name, EventReason::phase(p), &message).await?;
+            }
+            Step::Warn { reason, message } => ctx.warn(&name, reason, &message).await?,
+        }
+    }
+    Ok(Outcome::default())
 }
 
 #[cfg(test)]
@@ -300,7 +309,7 @@ mod tests {
         let mut k = kluster(KlusterPhase::Pending, "1.32.4", "");
         let p = plan(&k, Some(&[]), Duration::ZERO, Duration::from_secs(100), T);
         assert!(
-            matches!(&p[..], [Step::Warn { reason: CREATION_TIMEOUT, .. }, Step::SetMessage(m)] if m.contains("not running after 100 seconds (still Pending)")),
+            matches!(&p[..], [Step::Warn { reason: EventReason::FailedCreate, .. }, Step::SetMessage(m)] if m.contains("not running after 100 seconds (still Pending)")),
             "{p:?}"
         );
         k.status.message = "already said".into();
@@ -309,7 +318,7 @@ mod tests {
             matches!(
                 &p[..],
                 [Step::Warn {
-                    reason: "ConfigurationError",
+                    reason: EventReason::ConfigurationError,
                     ..
                 }]
             ),
@@ -332,7 +341,7 @@ mod tests {
         let two = [router("r1", &["s1"]), router("r2", &["s2"])];
         let p = plan(&k, Some(&two), Duration::ZERO, Duration::ZERO, T);
         assert!(
-            matches!(&p[..], [Step::Warn { reason: "ConfigurationError", message }] if message.starts_with("found 2 routers")),
+            matches!(&p[..], [Step::Warn { reason: EventReason::ConfigurationError, message }] if message.starts_with("found 2 routers")),
             "{p:?}"
         );
         assert!(matches!(

@@ -3,9 +3,11 @@
 //! scale-down removes unregistered servers first, then cordoned nodes, then the youngest.
 //! Servers of pools that no longer exist are removed.
 
-use kluster::{Kluster, NodePool, NodePoolInfo};
+use kluster::{EventReason, Kluster, NodePool, NodePoolInfo};
 
-use crate::cloud::{Server, ServerStatus};
+use super::ctx::{Ctx, Observed, Outcome};
+use crate::cloud::{Server, ServerSpec, ServerStatus};
+use crate::store::StoreError;
 
 /// Name prefix of a pool's servers.
 pub fn prefix(kluster: &str, pool: &str) -> String {
@@ -153,6 +155,88 @@ pub fn needs_confirmation(klusters: &[&Kluster], servers: &[Server]) -> bool {
                 })
         })
     })
+}
+
+/// Launch's executor for one running kluster: deletes the servers its plan removes (not
+/// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let mut out = Outcome::default();
+    let Some(servers) = o.cloud.servers.as_deref() else {
+        return Ok(out);
+    };
+    let name = k.name.clone();
+    let plan = plan(k, servers);
+    let mut pools = plan.pools.clone();
+    for r in plan.delete.iter().filter(|r| !o.grounded.contains(&r.id)) {
+        match ctx
+            .call(ctx.cloud().delete_server(ctx.project, &r.id))
+            .await
+        {
+            Ok(()) => {
+                out.deleted += 1;
+                if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
+                    info.running -= 1;
+                }
+                let message = format!("Successfully deleted node {}", r.name);
+                ctx.normal(&name, EventReason::SuccessfulDeleteNode, &message)
+                    .await?;
+            }
+            Err(e) => {
+                let message = format!("Failed to delete node {}: {e}", r.name);
+                ctx.warn(&name, EventReason::FailedDeleteNode, &message)
+                    .await?;
+            }
+        }
+    }
+    for (i, count) in plan.create {
+        let pool = &k.spec.node_pools[i];
+        for _ in 0..count {
+            let spec = ServerSpec {
+                name: format!("{}{}", prefix(&name, &pool.name), suffix()),
+                kluster: name.clone(),
+                flavor: pool.flavor.clone(),
+                image: pool.image.clone(),
+                availability_zone: pool.availability_zone.clone(),
+            };
+            match ctx
+                .call(ctx.cloud().create_server(ctx.project, &spec))
+                .await
+            {
+                Ok(server) => {
+                    out.created += 1;
+                    pools[i].running += 1;
+                    let message = format!("Successfully created node {}", server.name);
+                    ctx.normal(&name, EventReason::SuccessfulCreateNode, &message)
+                        .await?;
+                }
+                Err(e) => {
+                    // The same error would repeat for the rest of the pool: stop here.
+                    let message = format!("Failed to create node: {e}");
+                    ctx.warn(&name, EventReason::FailedCreateNode, &message)
+                        .await?;
+                    break;
+                }
+            }
+        }
+    }
+    k.status.node_pools = pools;
+    Ok(out)
+}
+
+/// Five random lowercase letters and digits (a server name's tail).
+fn suffix() -> String {
+    use rand_core::RngCore;
+    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut bytes = [0u8; 5];
+    rand_core::OsRng.fill_bytes(&mut bytes);
+    bytes
+        .iter()
+        .map(|b| CHARS[*b as usize % CHARS.len()] as char)
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! store, tokens from the real local Keystone, and request helpers.
 #![allow(dead_code)]
 
+pub mod world;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,16 +54,18 @@ pub async fn app_custom(
         service("mission-control-secret"),
         token_cache,
     );
+    let sim = controller::cloud::sim::SimCloud::new(
+        controller::cloud::sim::SimConfig::scaled(Duration::from_secs(1)),
+        controller::cloud::sim::Clock::real(),
+    );
     let state = ApiState {
         store: store.clone(),
         validator: Arc::new(validator),
         policy: Arc::new(Policy::kubernikus()),
         settings: Arc::new(settings),
         sealer: Arc::new(controller::pki::Sealer::new(&[42u8; 32])),
-        cloud: Arc::new(controller::cloud::sim::SimCloud::new(
-            controller::cloud::sim::SimConfig::scaled(Duration::from_secs(1)),
-            controller::cloud::sim::Clock::real(),
-        )),
+        cloud: Arc::new(sim.clone()),
+        simulator: Some(sim),
         stop: controller::run::Shutdown::new(std::future::pending()),
     };
     (router(state), store)

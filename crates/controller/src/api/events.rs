@@ -1,13 +1,12 @@
-//! Extensions beyond the Kubernikus API (documented in the README): the project's quota,
-//! the project's events as a list and as a Server-Sent Events stream, and the simulated
-//! cloud's per-project faults and limits.
+//! Extensions `GET /api/v1/events` (the project's events changed after a sequence number)
+//! and `GET /api/v1/events/stream` (the same as Server-Sent Events, resumable, with a token
+//! re-check on schedule).
 
 use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::{
-    body::Bytes,
-    extract::{rejection::BytesRejection, Query, State},
+    extract::{Query, State},
     http::{HeaderMap, StatusCode},
     response::sse::{Event as SseEvent, KeepAlive, Sse},
     Json,
@@ -16,31 +15,13 @@ use futures_util::stream::{self, Stream, StreamExt};
 use kluster::ProjectEvent;
 use serde::Deserialize;
 
+use super::error::bad_query;
 use super::{ApiError, ApiState, Caller};
-use crate::auth::Principal;
-use crate::cloud::sim::{SimCloud, SimProject};
-use crate::cloud::Quota;
 
 /// How many events one read returns at most.
 const PAGE: i64 = 500;
 /// The reconnect delay suggested to stream clients.
 const RETRY: Duration = Duration::from_secs(2);
-
-/// `GET /api/v1/openstack/quota`: the project's compute quota, limit and use.
-pub async fn quota(State(st): State<ApiState>, caller: Caller) -> Result<Json<Quota>, ApiError> {
-    let who = caller.allow(&st, "GetOpenstackMetadata")?;
-    match tokio::time::timeout(Duration::from_secs(10), st.cloud.quota(&who.account)).await {
-        Ok(Ok(q)) => Ok(Json(q)),
-        Ok(Err(e)) => Err(ApiError::new(
-            StatusCode::BAD_GATEWAY,
-            format!("The cloud did not answer: {e}"),
-        )),
-        Err(_) => Err(ApiError::new(
-            StatusCode::GATEWAY_TIMEOUT,
-            "The cloud did not answer within 10 seconds",
-        )),
-    }
-}
 
 /// Which events to read.
 #[derive(Debug, Default, Deserialize)]
@@ -54,13 +35,6 @@ pub struct EventQuery {
     limit: Option<i64>,
     /// List only: the newest this many (1–500) instead of those after `after`.
     last: Option<i64>,
-}
-
-fn bad_query(e: axum::extract::rejection::QueryRejection) -> ApiError {
-    ApiError::new(
-        StatusCode::BAD_REQUEST,
-        format!("Bad query: {}", e.body_text()),
-    )
 }
 
 /// `GET /api/v1/events`: the project's events changed after `after`, oldest change first.
@@ -246,149 +220,4 @@ fn sse(e: &ProjectEvent) -> SseEvent {
         .id(e.seq.to_string())
         .event("event")
         .data(data)
-}
-
-fn simulator(st: &ApiState) -> Result<&SimCloud, ApiError> {
-    st.cloud.simulator().ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "This controller runs against a real cloud: there is no simulator",
-        )
-    })
-}
-
-/// Every `/api/v1/simulator*` path while the operator has not enabled the simulator API.
-pub async fn simulator_disabled() -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "The simulator API is not enabled on this controller: the operator has not turned it on \
-         (kubernikus-controller --simulator-api, or controller_simulator_api in the dashboard's \
-         configuration)",
-    )
-}
-
-/// Which project a simulator call is about.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SimulatorQuery {
-    /// A project id (default: the caller's own project); other projects: cloud admins only.
-    project: Option<String>,
-}
-
-/// Whether `who` is a cloud admin (the policy's `kubernetes_cloud_admin` rule).
-fn is_cloud_admin(st: &ApiState, who: &Principal) -> bool {
-    st.policy.allows("kubernetes_cloud_admin", &who.creds())
-}
-
-/// 403 in words for a caller who is not a cloud admin.
-fn not_cloud_admin(who: &Principal, what: &str) -> ApiError {
-    let roles = if who.roles.is_empty() {
-        "none".to_string()
-    } else {
-        who.roles.join(", ")
-    };
-    ApiError::new(
-        StatusCode::FORBIDDEN,
-        format!(
-            "{what} is for cloud admins only (the policy's kubernetes_cloud_admin rule: project \
-             cloud_admin); you are signed in to project {} with roles {roles}",
-            who.account_name
-        ),
-    )
-}
-
-/// The project a simulator call names: the caller's own unless `?project=` says otherwise.
-fn target_project(
-    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
-    who: &Principal,
-) -> Result<String, ApiError> {
-    let Query(q) = query.map_err(bad_query)?;
-    let Some(project) = q.project else {
-        return Ok(who.account.clone());
-    };
-    let valid = !project.is_empty()
-        && project.len() <= 64
-        && project
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !valid {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "project must be a project id: 1 to 64 letters, digits, '-' or '_'",
-        ));
-    }
-    Ok(project)
-}
-
-/// `GET /api/v1/simulator[?project=<id>]` (cloud admins): the simulated cloud's faults and
-/// limits for the project.
-pub async fn get_simulator(
-    State(st): State<ApiState>,
-    Caller(who): Caller,
-    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<SimProject>, ApiError> {
-    if !is_cloud_admin(&st, &who) {
-        return Err(not_cloud_admin(&who, "The simulator API"));
-    }
-    let project = target_project(query, &who)?;
-    Ok(Json(simulator(&st)?.project(&project)))
-}
-
-/// `PUT /api/v1/simulator[?project=<id>]` (cloud admins): replaces the project's faults and
-/// limits (takes effect at once).
-pub async fn put_simulator(
-    State(st): State<ApiState>,
-    Caller(who): Caller,
-    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<SimProject>, ApiError> {
-    if !is_cloud_admin(&st, &who) {
-        tracing::warn!(
-            project = who.account,
-            user = who.name,
-            "simulator change refused: not a cloud admin"
-        );
-        return Err(not_cloud_admin(&who, "The simulator API"));
-    }
-    let project = target_project(query, &who)?;
-    let sim = simulator(&st)?;
-    let body = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
-    let settings: SimProject = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("The body is not a simulator setting: {e}"),
-        )
-    })?;
-    let limits = settings.limits;
-    if limits.instances < 0 || limits.cores < 0 || limits.ram < 0 {
-        return Err(ApiError::unprocessable("limits must not be negative"));
-    }
-    sim.set_project(&project, settings);
-    tracing::info!(
-        project,
-        user = who.name,
-        user_project = who.account,
-        "simulator settings changed"
-    );
-    Ok(Json(sim.project(&project)))
-}
-
-/// `GET /api/v1/simulator/debris/{kluster}[?project=<id>]`: what is left in the simulated
-/// cloud of a kluster (servers and resources, also ones being deleted); `[]` once it left
-/// nothing. The project's own `kubernetes_user`s, or cloud admins for any project.
-pub async fn debris(
-    State(st): State<ApiState>,
-    Caller(who): Caller,
-    axum::extract::Path(kluster): axum::extract::Path<String>,
-    query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<Vec<String>>, ApiError> {
-    let project = target_project(query, &who)?;
-    let admin = is_cloud_admin(&st, &who);
-    if project != who.account && !admin {
-        return Err(not_cloud_admin(&who, "Another project's debris"));
-    }
-    if !admin {
-        Caller(who).allow(&st, "kubernetes_user")?;
-    }
-    Ok(Json(simulator(&st)?.debris(&project, &kluster)))
 }

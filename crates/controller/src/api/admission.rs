@@ -1,0 +1,193 @@
+//! Admission of a new kluster, without I/O: schema validation, Kubernikus's defaults, the
+//! version check, the name clash, the pick of a free default pod range and the CIDR clashes
+//! with the control plane and the project's klusters on the same router.
+
+use axum::http::StatusCode;
+use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
+
+use super::{ApiError, ApiSettings};
+
+/// The kluster to store for create request `k` in `project`, whose klusters are `others`;
+/// or the refusal (422 for a bad request or version, 409 for a name or range clash).
+pub fn admit(
+    mut k: Kluster,
+    others: &[Kluster],
+    settings: &ApiSettings,
+    project: &str,
+) -> Result<Kluster, ApiError> {
+    kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+    let pod_range_given = k
+        .spec
+        .cluster_cidr
+        .as_deref()
+        .is_some_and(|c| !c.is_empty());
+    kluster::defaults::fill(&mut k, &settings.default_version);
+    if !settings.available_versions.is_empty()
+        && !settings.available_versions.contains(&k.spec.version)
+    {
+        return Err(ApiError::unprocessable(format!(
+            "spec.version: {} is not available; choose one of {}",
+            k.spec.version,
+            settings.available_versions.join(", ")
+        )));
+    }
+    if others.iter().any(|o| o.name == k.name) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!("A kluster named {:?} already exists", k.name),
+        ));
+    }
+    if !pod_range_given {
+        // The default pod range is taken on this router: use the next free /16 of
+        // 100.100.0.0–100.127.255.255, so that klusters created with defaults never clash.
+        let free = (100..=127).map(|n| format!("100.{n}.0.0/16")).find(|c| {
+            let mut candidate = k.clone();
+            candidate.spec.cluster_cidr = Some(c.clone());
+            cidr_conflict(&candidate, others, &settings.reserved_cidrs).is_none()
+        });
+        if let Some(c) = free {
+            k.spec.cluster_cidr = Some(c);
+        }
+    }
+    if let Some(m) = cidr_conflict(&k, others, &settings.reserved_cidrs) {
+        return Err(ApiError::new(StatusCode::CONFLICT, m));
+    }
+    k.status = KlusterStatus {
+        phase: KlusterPhase::Pending,
+        apiserver: format!(
+            "https://{}-{}.{}",
+            k.name, project, settings.apiserver_domain
+        ),
+        ..Default::default()
+    };
+    Ok(k)
+}
+
+/// The first CIDR clash of `k` with the control plane's ranges or with the project's
+/// klusters on the same router (a kluster without router is compared with all).
+fn cidr_conflict(k: &Kluster, others: &[Kluster], reserved: &[String]) -> Option<String> {
+    let service = Cidr::parse(&k.spec.service_cidr);
+    let cluster = k.spec.cluster_cidr.as_deref().and_then(Cidr::parse);
+    for r in reserved {
+        let Some(rc) = Cidr::parse(r) else { continue };
+        for (field, c) in [("serviceCIDR", service), ("clusterCIDR", cluster)] {
+            if c.is_some_and(|c| c.overlaps(rc)) {
+                return Some(format!("{field} overlaps the control plane's range {r}"));
+            }
+        }
+    }
+    let cluster = cluster?;
+    let router = &k.spec.openstack.router_id;
+    for o in others {
+        let orouter = &o.spec.openstack.router_id;
+        if !(router.is_empty() || orouter.is_empty() || router == orouter) {
+            continue;
+        }
+        if let Some(oc) = o.spec.cluster_cidr.as_deref().and_then(Cidr::parse) {
+            if cluster.overlaps(oc) {
+                return Some(format!(
+                    "clusterCIDR {} overlaps the clusterCIDR of kluster {:?} on the same router; choose another range",
+                    k.spec.cluster_cidr.as_deref().unwrap_or_default(),
+                    o.name
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(name: &str, cidr: Option<&str>, router: &str) -> Kluster {
+        let mut k = Kluster {
+            name: name.into(),
+            ..Default::default()
+        };
+        k.spec.cluster_cidr = cidr.map(String::from);
+        k.spec.openstack.router_id = router.into();
+        k
+    }
+
+    fn admitted(name: &str, cidr: Option<&str>, others: &[Kluster]) -> Kluster {
+        admit(
+            request(name, cidr, ""),
+            others,
+            &ApiSettings::default(),
+            "p1",
+        )
+        .unwrap()
+    }
+
+    fn refused(k: Kluster, others: &[Kluster], settings: &ApiSettings) -> (u16, String) {
+        let e = admit(k, others, settings, "p1").unwrap_err();
+        (e.status.as_u16(), e.message)
+    }
+
+    #[test]
+    fn defaults_pending_status_and_the_apiserver_url() {
+        let k = admitted("a", None, &[]);
+        assert_eq!(k.spec.cluster_cidr.as_deref(), Some("100.100.0.0/16"));
+        assert_eq!(k.spec.version, ApiSettings::default().default_version);
+        assert_eq!(k.status.phase, KlusterPhase::Pending);
+        assert_eq!(
+            k.status.apiserver,
+            "https://a-p1.kluster.mission-control.local"
+        );
+    }
+
+    #[test]
+    fn default_pod_ranges_skip_the_ones_taken_on_the_router() {
+        let a = admitted("a", None, &[]);
+        let b = admitted("b", None, std::slice::from_ref(&a));
+        assert_eq!(b.spec.cluster_cidr.as_deref(), Some("100.101.0.0/16"));
+        let c = admitted("c", None, &[a, b]);
+        assert_eq!(c.spec.cluster_cidr.as_deref(), Some("100.102.0.0/16"));
+        // On another router the first range is free again.
+        let mut elsewhere = admitted("x", None, &[]);
+        elsewhere.spec.openstack.router_id = "r2".into();
+        let d = admit(
+            request("d", None, "r1"),
+            &[elsewhere],
+            &ApiSettings::default(),
+            "p1",
+        )
+        .unwrap();
+        assert_eq!(d.spec.cluster_cidr.as_deref(), Some("100.100.0.0/16"));
+    }
+
+    #[test]
+    fn clashes_are_409_and_bad_requests_422_in_words() {
+        let settings = ApiSettings::default();
+        let a = admitted("a", Some("10.1.0.0/16"), &[]);
+        let (status, m) = refused(request("a", None, ""), std::slice::from_ref(&a), &settings);
+        assert_eq!(
+            (status, m.as_str()),
+            (409, "A kluster named \"a\" already exists")
+        );
+        let (status, m) = refused(request("b", Some("10.1.128.0/17"), ""), &[a], &settings);
+        assert_eq!(status, 409);
+        assert!(
+            m.contains("overlaps the clusterCIDR of kluster \"a\""),
+            "{m}"
+        );
+        let (status, m) = refused(request("b", Some("198.19.1.0/24"), ""), &[], &settings);
+        assert_eq!(status, 409);
+        assert!(
+            m.contains("overlaps the control plane's range 198.19.0.0/16"),
+            "{m}"
+        );
+        let mut old = request("b", None, "");
+        old.spec.version = "1.20.0".into();
+        let (status, m) = refused(old, &[], &settings);
+        assert_eq!(status, 422);
+        assert!(
+            m.starts_with("spec.version: 1.20.0 is not available"),
+            "{m}"
+        );
+        let (status, m) = refused(request("Bad_Name", None, ""), &[], &settings);
+        assert_eq!(status, 422);
+        assert!(m.starts_with("name: "), "{m}");
+    }
+}

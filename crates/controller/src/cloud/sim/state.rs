@@ -1,0 +1,319 @@
+//! The simulation's state per project and how it moves: servers boot, register and go,
+//! nodes get routes, running klusters get a volume and a load balancer, quotas bite.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::catalog::{FLAVORS, IMAGES, ZONES};
+use super::faults::{Faults, Limits};
+use super::{lock, SimCloud};
+use crate::cloud::{
+    CloudError, NodeState, Quota, ResourceKind, Server, ServerSpec, ServerStatus, Usage,
+};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct SimServer {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) kluster: String,
+    pub(super) vcpus: i64,
+    pub(super) ram: i64,
+    pub(super) created: Duration,
+    pub(super) error: bool,
+    pub(super) registers: bool,
+    pub(super) cordoned: bool,
+    pub(super) routed: bool,
+    pub(super) deleted: Option<Duration>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct SimResource {
+    pub(super) id: String,
+    pub(super) kluster: String,
+    pub(super) kind: ResourceKind,
+    pub(super) name: String,
+    pub(super) deleted: Option<Duration>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct ProjectState {
+    /// Changed since the last save.
+    #[serde(skip)]
+    pub(super) dirty: bool,
+    pub(super) servers: Vec<SimServer>,
+    pub(super) resources: Vec<SimResource>,
+    /// Klusters whose workloads have created their volume and load balancer.
+    pub(super) workloads: HashSet<String>,
+    pub(super) faults: Faults,
+    pub(super) limits: Limits,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct State {
+    pub(super) projects: HashMap<String, ProjectState>,
+    #[serde(default)]
+    pub(super) next_id: u64,
+}
+
+impl SimCloud {
+    pub(super) fn next_id(&self) -> u64 {
+        self.ids.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+    }
+
+    /// Cordons or uncordons the node of the server named `name`; false if there is none.
+    pub fn cordon(&self, project: &str, name: &str, cordoned: bool) -> bool {
+        let mut st = lock(&self.state);
+        let p = self.entry(&mut st, project);
+        let found = match p.servers.iter_mut().find(|s| s.name == name) {
+            Some(s) => {
+                s.cordoned = cordoned;
+                true
+            }
+            None => false,
+        };
+        p.dirty |= found;
+        self.finish(&mut st);
+        found
+    }
+
+    /// What is left in the cloud of `kluster`: server names and resource names, including
+    /// ones still being deleted. Empty when the kluster left no debris.
+    pub fn debris(&self, project: &str, kluster: &str) -> Vec<String> {
+        let now = self.clock.now();
+        let mut st = lock(&self.state);
+        let p = self.entry(&mut st, project);
+        self.settle(p, now);
+        let left = p
+            .servers
+            .iter()
+            .filter(|s| s.kluster == kluster)
+            .map(|s| format!("server {}", s.name))
+            .chain(
+                p.resources
+                    .iter()
+                    .filter(|r| r.kluster == kluster)
+                    .map(|r| format!("{:?} {}", r.kind, r.name)),
+            )
+            .collect();
+        self.finish(&mut st);
+        left
+    }
+
+    pub(super) fn entry<'s>(&self, st: &'s mut State, project: &str) -> &'s mut ProjectState {
+        st.projects
+            .entry(project.to_string())
+            .or_insert_with(|| ProjectState {
+                dirty: false,
+                servers: Vec::new(),
+                resources: Vec::new(),
+                workloads: HashSet::new(),
+                faults: Faults::default(),
+                limits: self.config.limits,
+            })
+    }
+
+    pub(super) fn status(&self, s: &SimServer, now: Duration) -> (ServerStatus, Option<NodeState>) {
+        if s.deleted.is_some() {
+            return (ServerStatus::Deleting, None);
+        }
+        if now < s.created + self.config.boot {
+            return (ServerStatus::Build, None);
+        }
+        if s.error {
+            return (ServerStatus::Error, None);
+        }
+        let node = (s.registers && now >= s.created + self.config.boot + self.config.register)
+            .then_some(NodeState {
+                ready: true,
+                cordoned: s.cordoned,
+            });
+        (ServerStatus::Active, node)
+    }
+
+    /// Brings the project up to `now`: deleted things disappear, registered nodes get a
+    /// route, a kluster with a registered node gets its volume and load balancer.
+    pub(super) fn settle(&self, p: &mut ProjectState, now: Duration) {
+        let before = (p.servers.len(), p.resources.len(), p.workloads.len());
+        self.settle_inner(p, now);
+        if before != (p.servers.len(), p.resources.len(), p.workloads.len()) {
+            p.dirty = true;
+        }
+    }
+
+    fn settle_inner(&self, p: &mut ProjectState, now: Duration) {
+        let teardown = self.config.teardown;
+        let gone = |deleted: Option<Duration>| deleted.is_some_and(|t| now >= t + teardown);
+        let vanished: HashSet<String> = p
+            .servers
+            .iter()
+            .filter(|s| gone(s.deleted))
+            .map(|s| format!("route-{}", s.name))
+            .collect();
+        p.servers.retain(|s| !gone(s.deleted));
+        let dangling =
+            |r: &SimResource| r.kind == ResourceKind::Route && vanished.contains(&r.name);
+        p.resources.retain(|r| !gone(r.deleted) && !dangling(r));
+        let mut new = Vec::new();
+        for i in 0..p.servers.len() {
+            let (_, node) = self.status(&p.servers[i], now);
+            if node.is_none() {
+                continue;
+            }
+            let s = &mut p.servers[i];
+            if !s.routed {
+                s.routed = true;
+                new.push((
+                    s.kluster.clone(),
+                    ResourceKind::Route,
+                    format!("route-{}", s.name),
+                ));
+            }
+            if p.workloads.insert(s.kluster.clone()) {
+                let k = s.kluster.clone();
+                new.push((k.clone(), ResourceKind::Volume, format!("pvc-{k}-data")));
+                new.push((
+                    k.clone(),
+                    ResourceKind::LoadBalancer,
+                    format!("kube_service_{k}_ingress"),
+                ));
+            }
+        }
+        for (kluster, kind, name) in new {
+            p.resources.push(SimResource {
+                id: format!("res-{:06}", self.next_id()),
+                kluster,
+                kind,
+                name,
+                deleted: None,
+            });
+        }
+        // A kluster without servers has no workloads left that could create anything.
+        let with_servers: HashSet<&str> = p.servers.iter().map(|s| s.kluster.as_str()).collect();
+        p.workloads.retain(|k| with_servers.contains(k.as_str()));
+    }
+
+    pub(super) fn usage(p: &ProjectState) -> Quota {
+        let (mut cores, mut ram) = (0, 0);
+        for s in &p.servers {
+            cores += s.vcpus;
+            ram += s.ram;
+        }
+        Quota {
+            instances: Usage {
+                limit: p.limits.instances,
+                used: p.servers.len() as i64,
+            },
+            cores: Usage {
+                limit: p.limits.cores,
+                used: cores,
+            },
+            ram: Usage {
+                limit: p.limits.ram,
+                used: ram,
+            },
+        }
+    }
+
+    pub(super) fn create(&self, project: &str, spec: &ServerSpec) -> Result<Server, CloudError> {
+        let now = self.clock.now();
+        let Some((_, vcpus, ram)) = FLAVORS.iter().find(|f| f.0 == spec.flavor) else {
+            return Err(CloudError(format!(
+                "Flavor {} could not be found. (HTTP 400)",
+                spec.flavor
+            )));
+        };
+        if !IMAGES.contains(&spec.image.as_str()) {
+            return Err(CloudError(format!(
+                "Image {} could not be found. (HTTP 400)",
+                spec.image
+            )));
+        }
+        if !spec.availability_zone.is_empty() && !ZONES.contains(&spec.availability_zone.as_str()) {
+            return Err(CloudError(format!(
+                "The requested availability zone is not available: {} (HTTP 400)",
+                spec.availability_zone
+            )));
+        }
+        let id = format!("srv-{:06}", self.next_id());
+        let mut st = lock(&self.state);
+        let p = self.entry(&mut st, project);
+        self.settle(p, now);
+        let q = Self::usage(p);
+        let exceeded = |what: &str, requested: i64, u: Usage| {
+            CloudError(format!(
+                "Quota exceeded for {what}: Requested {requested}, but already used {} of {} {what}. (HTTP 403)",
+                u.used, u.limit
+            ))
+        };
+        if p.faults.quota_exhausted {
+            let u = Usage {
+                limit: q.instances.used,
+                used: q.instances.used,
+            };
+            return Err(exceeded("instances", 1, u));
+        }
+        if q.instances.used + 1 > q.instances.limit {
+            return Err(exceeded("instances", 1, q.instances));
+        }
+        if q.cores.used + vcpus > q.cores.limit {
+            return Err(exceeded("cores", *vcpus, q.cores));
+        }
+        if q.ram.used + ram > q.ram.limit {
+            return Err(exceeded("ram", *ram, q.ram));
+        }
+        let s = SimServer {
+            id,
+            name: spec.name.clone(),
+            kluster: spec.kluster.clone(),
+            vcpus: *vcpus,
+            ram: *ram,
+            created: now,
+            error: p.faults.server_error,
+            registers: !p.faults.no_register,
+            cordoned: false,
+            routed: false,
+            deleted: None,
+        };
+        let shown = self.show(&s, now);
+        p.servers.push(s);
+        p.dirty = true;
+        self.finish(&mut st);
+        Ok(shown)
+    }
+
+    /// Marks what `pick` finds in the project as deleted now (a second delete keeps the
+    /// first time); false when it finds nothing.
+    pub(super) fn mark_deleted(
+        &self,
+        project: &str,
+        pick: impl FnOnce(&mut ProjectState) -> Option<&mut Option<Duration>>,
+    ) -> bool {
+        let now = self.clock.now();
+        let mut st = lock(&self.state);
+        let p = self.entry(&mut st, project);
+        let found = match pick(p) {
+            Some(deleted) => {
+                deleted.get_or_insert(now);
+                true
+            }
+            None => false,
+        };
+        self.entry(&mut st, project).dirty |= found;
+        self.finish(&mut st);
+        found
+    }
+
+    pub(super) fn show(&self, s: &SimServer, now: Duration) -> Server {
+        let (status, node) = self.status(s, now);
+        Server {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            kluster: s.kluster.clone(),
+            status,
+            node,
+            age: now.saturating_sub(s.created),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! What a reconciler acts with: [`Ctx`] (one project's pass: the store, the cloud with the
+//! pass's time budget, events), [`Observed`] (what the cloud and the store showed about one
+//! kluster) and [`Outcome`] (what a reconciler did with it).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use kluster::{EventReason, EventType, Router};
+use tokio::time::Instant;
+
+use crate::cloud::{Cloud, CloudError, Resource, Server};
+use crate::store::{self, Store, StoreError};
+
+/// Longest budget or call timeout honoured (longer ones are cut to it).
+pub(super) const LONGEST: Duration = Duration::from_secs(24 * 3600);
+
+/// How long the simulated phases take, and how long the reconcilers wait for things.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Control plane start-up (Creating → Running).
+    pub create: Duration,
+    /// Control plane upgrade (Upgrading → Running).
+    pub upgrade: Duration,
+    /// A kluster not Running this long after creation gets a Warning (Kubernikus: 30 min).
+    pub creation_timeout: Duration,
+    /// Flight deletes servers not registered as nodes this long after boot (45 min).
+    pub register_timeout: Duration,
+}
+
+impl Timing {
+    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min).
+    pub fn scaled(phase: Duration) -> Timing {
+        Timing {
+            create: phase,
+            upgrade: phase,
+            creation_timeout: Duration::from_secs(30 * 60),
+            register_timeout: Duration::from_secs(45 * 60),
+        }
+    }
+}
+
+/// "30 minutes", "90 seconds".
+pub fn human(d: Duration) -> String {
+    match d.as_secs() {
+        60 => "1 minute".into(),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} seconds"),
+    }
+}
+
+/// One project's pass: the reconciler's store and cloud, the project, and the deadline of
+/// its time budget.
+pub struct Ctx<'a> {
+    pub(super) store: &'a Store,
+    pub(super) cloud: &'a dyn Cloud,
+    pub(super) timing: Timing,
+    pub(super) call_timeout: Duration,
+    pub(super) budget: Duration,
+    /// The project whose klusters are reconciled.
+    pub project: &'a str,
+    pub(super) deadline: Instant,
+}
+
+/// What the cloud showed for one project in this pass (`None`: it did not answer).
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// Routers (with networks and subnets), for Pending klusters.
+    pub routers: Option<Vec<Router>>,
+    /// The project's servers.
+    pub servers: Option<Vec<Server>>,
+    /// The project's resources, for Terminating klusters.
+    pub resources: Option<Vec<Resource>>,
+}
+
+/// What is known about one kluster in this pass.
+pub struct Observed<'a> {
+    /// The kluster as stored, with its time in phase and its age.
+    pub stored: &'a store::Observed,
+    /// What the cloud showed for the kluster's project.
+    pub cloud: &'a Seen,
+    /// Servers flight deleted in this pass (launch does not delete them again).
+    pub grounded: BTreeSet<String>,
+}
+
+/// What a reconciler did with one kluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Servers created.
+    pub created: usize,
+    /// Servers and resources whose deletion was requested.
+    pub deleted: usize,
+    /// Ids of servers deleted as broken (flight).
+    pub grounded: BTreeSet<String>,
+    /// Nothing is left of the kluster: it can be removed (deorbit).
+    pub removed: bool,
+}
+
+impl Outcome {
+    /// Adds what another reconciler did.
+    pub fn add(&mut self, other: Outcome) {
+        self.created += other.created;
+        self.deleted += other.deleted;
+        self.grounded.extend(other.grounded);
+        self.removed |= other.removed;
+    }
+}
+
+impl Ctx<'_> {
+    /// The controller's store.
+    pub fn store(&self) -> &Store {
+        self.store
+    }
+
+    /// The cloud; await its calls through [`Ctx::call`].
+    pub fn cloud(&self) -> &dyn Cloud {
+        self.cloud
+    }
+
+    /// How long phases take and how long to wait for things.
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    /// Awaits a cloud call for at most the call timeout, and never past the budget's
+    /// deadline (after it the call fails at once).
+    pub async fn call<T>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T, CloudError>>,
+    ) -> Result<T, CloudError> {
+        let call_timeout = self.call_timeout.min(LONGEST);
+        let now = Instant::now();
+        if now >= self.deadline {
+            return Err(self.spent());
+        }
+        let until = (now + call_timeout).min(self.deadline);
+        match tokio::time::timeout_at(until, fut).await {
+            Ok(r) => r,
+            Err(_) if until < now + call_timeout => Err(self.spent()),
+            Err(_) => Err(CloudError(format!(
+                "the cloud did not answer within {}",
+                human(call_timeout)
+            ))),
+        }
+    }
+
+    fn spent(&self) -> CloudError {
+        CloudError(format!(
+            "the cloud answers too slowly: this pass's time budget for the project ({}) is spent; the next pass goes on",
+            human(self.budget)
+        ))
+    }
+
+    /// Records an event about kluster `k` (aggregated with identical ones) and logs its
+    /// first occurrence.
+    pub async fn event(
+        &self,
+        k: &str,
+        kind: EventType,
+        reason: EventReason,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        let project = self.project;
+        let (_, count) = self
+            .store()
+            .record_event_counted(project, k, kind, &reason, message)
+            .await?;
+        let controller = controller_of(&reason);
+        let reason = reason.as_str();
+        if count > 1 {
+            // A repeat (aggregated): the first occurrence was logged.
+            tracing::debug!(
+                controller,
+                kluster = k,
+                project,
+                reason,
+                count,
+                "event repeated"
+            );
+        } else if kind == EventType::Warning {
+            tracing::warn!(controller, kluster = k, project, reason, message, "event");
+        } else {
+            tracing::info!(controller, kluster = k, project, reason, message, "event");
+        }
+        Ok(())
+    }
+
+    /// A Normal event.
+    pub async fn normal(
+        &self,
+        k: &str,
+        reason: EventReason,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.event(k, EventType::Normal, reason, message).await
+    }
+
+    /// A Warning event.
+    pub async fn warn(
+        &self,
+        k: &str,
+        reason: EventReason,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.event(k, EventType::Warning, reason, message).await
+    }
+}
+
+/// Which reconciler records events with `reason` (the `controller=` log field).
+fn controller_of(reason: &EventReason) -> &'static str {
+    use EventReason::*;
+    match reason {
+        DeletedBrokenNode => "flight",
+        WaitingForDeorbitVolumes
+        | WaitingForDeorbitLoadBalancers
+        | WaitingForDeorbitRoutes
+        | WaitingForDeorbitNodes
+        | SuccessfulDeorbitVolumes
+        | SuccessfulDeorbitLoadBalancers
+        | SuccessfulDeorbitRoutes
+        | SuccessfulDeorbit
+        | FailedDeorbit => "deorbit",
+        SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode | FailedDeleteNode => {
+            "launch"
+        }
+        CloudUnavailable => "reconcile",
+        _ => "ground",
+    }
+}

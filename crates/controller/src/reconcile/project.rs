@@ -1,0 +1,206 @@
+//! One project's pass: ask the cloud once what the project's klusters need to know, then
+//! reconcile each kluster in its own `tracing` span — ground, then flight and launch
+//! (running) or deorbit (terminating) — and write back what the reconcilers own. A
+//! kluster whose reconciliation fails (a store error) is logged and the pass goes on.
+
+use kluster::{EventReason, Kluster, KlusterPhase};
+use tracing::Instrument;
+
+use super::ctx::{Ctx, Observed, Outcome, Seen};
+use super::{deorbit, flight, ground, launch};
+use crate::cloud::{CloudError, Server};
+use crate::store::{self, StoreError};
+
+/// What one pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// Klusters looked at.
+    pub klusters: usize,
+    /// Klusters whose stored state changed (or that were removed).
+    pub changed: usize,
+    /// Servers created.
+    pub created: usize,
+    /// Servers and resources whose deletion was requested.
+    pub deleted: usize,
+    /// Projects whose pass was cut short at twice their time budget.
+    pub cut_short: usize,
+    /// Klusters whose reconciliation failed (logged; the next pass tries again).
+    pub failed: usize,
+}
+
+impl PassReport {
+    pub(super) fn add(&mut self, other: PassReport) {
+        self.klusters += other.klusters;
+        self.changed += other.changed;
+        self.created += other.created;
+        self.deleted += other.deleted;
+        self.cut_short += other.cut_short;
+        self.failed += other.failed;
+    }
+}
+
+impl Ctx<'_> {
+    /// Reconciles the project's klusters (`group`), each on its own.
+    pub(super) async fn pass(&self, group: &[store::Observed]) -> PassReport {
+        let mut report = PassReport {
+            klusters: group.len(),
+            ..Default::default()
+        };
+        let seen = self.look(group).await;
+        for o in group {
+            let name = o.stored.kluster.name.as_str();
+            let span = tracing::info_span!("reconcile", kluster = name, project = self.project);
+            match self.kluster(o, &seen).instrument(span).await {
+                Ok((out, changed)) => {
+                    report.created += out.created;
+                    report.deleted += out.deleted;
+                    report.changed += usize::from(changed);
+                }
+                Err(e) => {
+                    report.failed += 1;
+                    tracing::error!(
+                        controller = "reconcile",
+                        kluster = name,
+                        project = self.project,
+                        error = %e,
+                        "reconciling the kluster failed; the next pass tries again"
+                    );
+                }
+            }
+        }
+        report
+    }
+
+    /// Asks the cloud what this project's klusters need to know, and nothing more.
+    async fn look(&self, group: &[store::Observed]) -> Seen {
+        let project = self.project;
+        let has =
+            |f: fn(KlusterPhase) -> bool| group.iter().any(|o| f(o.stored.kluster.status.phase));
+        let failed = |what: &str, e: &CloudError| {
+            tracing::warn!(controller = "reconcile", project, error = %e, "cloud {what} failed");
+        };
+        let routers = if has(|p| p == KlusterPhase::Pending) {
+            match self.call(self.cloud().metadata(project)).await {
+                Ok(m) => Some(m.routers),
+                Err(e) => {
+                    failed("metadata", &e);
+                    None
+                }
+            }
+        } else {
+            Some(Vec::new())
+        };
+        // Creating too: a kluster reaching Running in this pass is launched in it.
+        let servers = if has(|p| p != KlusterPhase::Pending) {
+            self.servers(group).await
+        } else {
+            Some(Vec::new())
+        };
+        let resources = if has(|p| p == KlusterPhase::Terminating) {
+            match self.call(self.cloud().resources(project)).await {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    failed("resource listing", &e);
+                    None
+                }
+            }
+        } else {
+            Some(Vec::new())
+        };
+        Seen {
+            routers,
+            servers,
+            resources,
+        }
+    }
+
+    /// The project's servers; a listing that lacks servers the last pass recorded is
+    /// confirmed by listing again before anything acts on it.
+    async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
+        let project = self.project;
+        let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.call(self.cloud().servers(project)).await {
+                Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
+                    tracing::warn!(
+                        controller = "launch",
+                        project,
+                        listed = list.len(),
+                        "the server listing lacks servers recorded before; listing again before acting"
+                    );
+                }
+                Ok(list) => return Some(list),
+                Err(e) => {
+                    tracing::warn!(controller = "launch", project, error = %e, "cloud server listing failed");
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// One kluster: the reconcilers in turn, then the write-back; `true` when its stored
+    /// state changed (or it was removed).
+    async fn kluster(
+        &self,
+        o: &store::Observed,
+        seen: &Seen,
+    ) -> Result<(Outcome, bool), StoreError> {
+        let project = self.project;
+        let before = &o.stored.kluster;
+        let mut k = before.clone();
+        let name = before.name.as_str();
+        let mut observed = Observed {
+            stored: o,
+            cloud: seen,
+            grounded: Default::default(),
+        };
+        let mut out = ground::reconcile(&mut k, &observed, self).await?;
+        match (k.status.phase, &seen.servers, &seen.resources) {
+            (KlusterPhase::Running | KlusterPhase::Upgrading, Some(_), _) => {
+                let flown = flight::reconcile(&mut k, &observed, self).await?;
+                observed.grounded = flown.grounded.clone();
+                out.add(flown);
+                out.add(launch::reconcile(&mut k, &observed, self).await?);
+            }
+            (KlusterPhase::Terminating, Some(_), Some(_)) => {
+                out.add(deorbit::reconcile(&mut k, &observed, self).await?);
+                if out.removed {
+                    self.store().delete(project, name).await?;
+                    tracing::info!(
+                        controller = "deorbit",
+                        kluster = name,
+                        project,
+                        "kluster removed"
+                    );
+                    return Ok((out, true));
+                }
+            }
+            (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
+                let message = "The cloud did not answer; retrying";
+                self.warn(name, EventReason::CloudUnavailable, message)
+                    .await?;
+            }
+            _ => {}
+        }
+        if k == *before {
+            return Ok((out, false));
+        }
+        // Write only what the reconcilers own, and only if nobody else changed it since this
+        // pass read it (the next pass will look again).
+        let (status, openstack) = (k.status, k.spec.openstack);
+        let written = self
+            .store()
+            .modify(project, name, |cur| {
+                if cur.status != before.status || cur.spec.openstack != before.spec.openstack {
+                    return Err(());
+                }
+                cur.status = status;
+                cur.spec.openstack = openstack;
+                Ok(())
+            })
+            .await?;
+        Ok((out, matches!(written, Some(Ok(_)))))
+    }
+}

@@ -1,0 +1,266 @@
+//! Event types and reasons as enums, spelled on the wire as Kubernikus spells them. A reason
+//! this code does not know (a real Kubernikus may send others) parses as
+//! [`EventReason::Other`] and is written back unchanged.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::model::{Event, KlusterPhase};
+
+/// Whether an event is routine or needs attention.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EventType {
+    /// Routine progress.
+    #[default]
+    Normal,
+    /// Something needs attention.
+    Warning,
+}
+
+impl EventType {
+    /// The wire spelling: `Normal` or `Warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        }
+    }
+
+    /// Parses the wire spelling; `None` for anything else.
+    pub fn parse(s: &str) -> Option<EventType> {
+        match s {
+            "Normal" => Some(EventType::Normal),
+            "Warning" => Some(EventType::Warning),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for EventType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why an event was recorded: the reasons Kubernikus's controllers (and this one) use.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventReason {
+    /// The kluster is waiting for the ground controller (a phase's Normal event).
+    Pending,
+    /// The control plane is coming up.
+    Creating,
+    /// The kluster runs.
+    Running,
+    /// The control plane moves to a new version.
+    Upgrading,
+    /// The kluster is being deleted.
+    Terminating,
+    /// The kluster did not reach Running within the creation timeout.
+    FailedCreate,
+    /// The kluster's OpenStack settings are ambiguous or wrong (e.g. several routers).
+    ConfigurationError,
+    /// The cloud did not answer this pass.
+    CloudUnavailable,
+    /// A node's server was created.
+    SuccessfulCreateNode,
+    /// A node's server could not be created (e.g. quota).
+    FailedCreateNode,
+    /// A node's server was deleted.
+    SuccessfulDeleteNode,
+    /// A node's server could not be deleted.
+    FailedDeleteNode,
+    /// A broken node (ERROR, or never registered) was deleted to be replaced.
+    DeletedBrokenNode,
+    /// Deorbit waits for the kluster's volumes to go.
+    WaitingForDeorbitVolumes,
+    /// Deorbit waits for the kluster's load balancers to go.
+    WaitingForDeorbitLoadBalancers,
+    /// Deorbit waits for the kluster's routes to go.
+    WaitingForDeorbitRoutes,
+    /// Deorbit waits for the kluster's nodes to go.
+    WaitingForDeorbitNodes,
+    /// The kluster's volumes are gone.
+    SuccessfulDeorbitVolumes,
+    /// The kluster's load balancers are gone.
+    SuccessfulDeorbitLoadBalancers,
+    /// The kluster's routes are gone.
+    SuccessfulDeorbitRoutes,
+    /// Nothing of the kluster is left in the cloud.
+    SuccessfulDeorbit,
+    /// A deorbit step failed.
+    FailedDeorbit,
+    /// A reason this code does not know, kept as sent.
+    Other(String),
+}
+
+/// Every known reason with its wire spelling (`Other` aside).
+const KNOWN: &[(EventReason, &str)] = &[
+    (EventReason::Pending, "Pending"),
+    (EventReason::Creating, "Creating"),
+    (EventReason::Running, "Running"),
+    (EventReason::Upgrading, "Upgrading"),
+    (EventReason::Terminating, "Terminating"),
+    (EventReason::FailedCreate, "FailedCreate"),
+    (EventReason::ConfigurationError, "ConfigurationError"),
+    (EventReason::CloudUnavailable, "CloudUnavailable"),
+    (EventReason::SuccessfulCreateNode, "SuccessfulCreateNode"),
+    (EventReason::FailedCreateNode, "FailedCreateNode"),
+    (EventReason::SuccessfulDeleteNode, "SuccessfulDeleteNode"),
+    (EventReason::FailedDeleteNode, "FailedDeleteNode"),
+    (EventReason::DeletedBrokenNode, "DeletedBrokenNode"),
+    (
+        EventReason::WaitingForDeorbitVolumes,
+        "WaitingForDeorbitVolumes",
+    ),
+    (
+        EventReason::WaitingForDeorbitLoadBalancers,
+        "WaitingForDeorbitLoadBalancers",
+    ),
+    (
+        EventReason::WaitingForDeorbitRoutes,
+        "WaitingForDeorbitRoutes",
+    ),
+    (
+        EventReason::WaitingForDeorbitNodes,
+        "WaitingForDeorbitNodes",
+    ),
+    (
+        EventReason::SuccessfulDeorbitVolumes,
+        "SuccessfulDeorbitVolumes",
+    ),
+    (
+        EventReason::SuccessfulDeorbitLoadBalancers,
+        "SuccessfulDeorbitLoadBalancers",
+    ),
+    (
+        EventReason::SuccessfulDeorbitRoutes,
+        "SuccessfulDeorbitRoutes",
+    ),
+    (EventReason::SuccessfulDeorbit, "SuccessfulDeorbit"),
+    (EventReason::FailedDeorbit, "FailedDeorbit"),
+];
+
+impl EventReason {
+    /// The wire spelling, e.g. `FailedCreateNode`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventReason::Other(s) => s,
+            known => KNOWN
+                .iter()
+                .find(|(r, _)| r == known)
+                .map_or("", |(_, s)| s),
+        }
+    }
+
+    /// Parses a wire spelling; unknown reasons become [`EventReason::Other`].
+    pub fn parse(s: &str) -> EventReason {
+        KNOWN
+            .iter()
+            .find(|(_, w)| *w == s)
+            .map_or_else(|| EventReason::Other(s.to_string()), |(r, _)| r.clone())
+    }
+
+    /// The Normal event's reason when a kluster enters `phase` (named after it).
+    pub fn phase(phase: KlusterPhase) -> EventReason {
+        match phase {
+            KlusterPhase::Pending => EventReason::Pending,
+            KlusterPhase::Creating => EventReason::Creating,
+            KlusterPhase::Running => EventReason::Running,
+            KlusterPhase::Upgrading => EventReason::Upgrading,
+            KlusterPhase::Terminating => EventReason::Terminating,
+        }
+    }
+}
+
+impl std::fmt::Display for EventReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventReason {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(EventReason::parse(&s))
+    }
+}
+
+impl KlusterPhase {
+    /// The phase as Kubernikus spells it (`Pending`, `Creating`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KlusterPhase::Pending => "Pending",
+            KlusterPhase::Creating => "Creating",
+            KlusterPhase::Running => "Running",
+            KlusterPhase::Upgrading => "Upgrading",
+            KlusterPhase::Terminating => "Terminating",
+        }
+    }
+}
+
+impl Event {
+    /// The event's type; `None` when it is neither `Normal` nor `Warning`.
+    pub fn event_type(&self) -> Option<EventType> {
+        EventType::parse(&self.kind)
+    }
+
+    /// The event's reason ([`EventReason::Other`] when unknown).
+    pub fn event_reason(&self) -> EventReason {
+        EventReason::parse(&self.reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_round_trip_with_their_kubernikus_spelling() {
+        for (r, wire) in KNOWN {
+            assert_eq!(r.as_str(), *wire);
+            assert_eq!(EventReason::parse(wire), *r);
+            let json = serde_json::to_string(r).unwrap();
+            assert_eq!(json, format!("\"{wire}\""));
+            assert_eq!(serde_json::from_str::<EventReason>(&json).unwrap(), *r);
+        }
+        let other: EventReason = serde_json::from_str("\"MigrationFailed\"").unwrap();
+        assert_eq!(other, EventReason::Other("MigrationFailed".into()));
+        assert_eq!(
+            serde_json::to_string(&other).unwrap(),
+            "\"MigrationFailed\""
+        );
+        for p in [
+            KlusterPhase::Pending,
+            KlusterPhase::Creating,
+            KlusterPhase::Running,
+            KlusterPhase::Upgrading,
+            KlusterPhase::Terminating,
+        ] {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.as_str()));
+            assert_eq!(EventReason::phase(p).as_str(), p.as_str());
+        }
+    }
+
+    #[test]
+    fn types_spell_normal_and_warning() {
+        assert_eq!(
+            serde_json::to_string(&EventType::Warning).unwrap(),
+            "\"Warning\""
+        );
+        assert_eq!(EventType::parse("Normal"), Some(EventType::Normal));
+        assert_eq!(EventType::parse("Error"), None);
+        let e = Event {
+            kind: "Warning".into(),
+            reason: "FailedCreateNode".into(),
+            ..Default::default()
+        };
+        assert_eq!(e.event_type(), Some(EventType::Warning));
+        assert_eq!(e.event_reason(), EventReason::FailedCreateNode);
+    }
+}

@@ -3,7 +3,8 @@
 //! kind of pass: the first (Pending → Creating), the one that creates 2,000 servers, the one
 //! that records them healthy, and steady-state passes with nothing to do (p50 and max).
 //!
-//! Run: `cargo bench -p controller --bench reconcile_pass` (no Keystone needed).
+//! Run: `cargo bench -p controller --bench reconcile_pass` (no Keystone needed);
+//! `RECONCILE_CONCURRENCY=n` reconciles n projects at once (default 8).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,7 +40,7 @@ async fn main() {
         },
         Clock::manual(),
     );
-    let rec = Reconciler::new(
+    let mut rec = Reconciler::new(
         store.clone(),
         Arc::new(sim.clone()),
         Timing {
@@ -50,6 +51,12 @@ async fn main() {
         },
         Duration::from_secs(30),
     );
+    if let Some(n) = std::env::var("RECONCILE_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        rec.concurrency = n;
+    }
     for p in 0..PROJECTS {
         for i in 0..PER_PROJECT {
             let mut k: kluster::Kluster = serde_json::from_value(serde_json::json!({
@@ -87,7 +94,10 @@ async fn main() {
             ms
         }
     };
-    println!("reconcile passes over {total} klusters in {PROJECTS} projects (2 nodes each)");
+    println!(
+        "reconcile passes over {total} klusters in {PROJECTS} projects (2 nodes each), {} projects at once",
+        rec.concurrency
+    );
     timed("pass 1: Pending → Creating").await;
     timed("pass 2: → Running, 2,000 servers").await;
     sim.clock().advance(boot * 3);

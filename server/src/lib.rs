@@ -96,13 +96,15 @@ pub async fn start(
     let shutdown = controller::run::Shutdown::new(shutdown);
     let controller_url = match &config.controller_service {
         Some(service) => {
-            sessions::private_db(&config.data_dir.join("controller.db")).map_err(private)?;
+            if let controller::store::Database::Sqlite(path) = &config.controller_database {
+                sessions::private_db(path).map_err(private)?;
+            }
             let running = controller::run::start(
                 controller::run::ControllerConfig {
                     listen: config.controller_listen,
                     keystone_url: config.keystone_url.clone(),
                     service: service.clone(),
-                    db_path: config.data_dir.join("controller.db"),
+                    database: config.controller_database.clone(),
                     pace: config.controller_pace,
                     ca_key: controller::run::load_or_create_key(
                         &config.data_dir.join("controller-ca.key"),

@@ -261,7 +261,7 @@ async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themsel
                 project: "service".into(),
                 project_domain: "Default".into(),
             },
-            db_path: dir.join("controller.db"),
+            database: controller::store::Database::Sqlite(dir.join("controller.db")),
             policy_file: None,
             token_cache: Duration::from_secs(60),
             settings: Default::default(),

@@ -84,7 +84,7 @@ async fn main() {
             project: "service".into(),
             project_domain: "Default".into(),
         },
-        db_path: db,
+        database: controller::store::Database::Sqlite(db),
         policy_file: None,
         token_cache: Duration::from_secs(300),
         settings: ApiSettings::default(),

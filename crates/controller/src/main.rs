@@ -52,13 +52,18 @@ struct Args {
         default_value = ".state/data/controller-ca.key"
     )]
     ca_key_file: PathBuf,
-    /// SQLite database file.
+    /// Where the data lives: an SQLite file, or a postgres:// URL shared by several replicas.
     #[arg(
         long,
-        env = "MC_CONTROLLER_DB",
-        default_value = ".state/data/controller.db"
+        alias = "db",
+        env = "MC_CONTROLLER_DATABASE",
+        default_value = ".state/data/controller.db",
+        hide_env_values = true
     )]
-    db: PathBuf,
+    database: controller::store::Database,
+    /// Seconds the reconcile lease lives: a dead reconciling replica is replaced within it.
+    #[arg(long, env = "MC_CONTROLLER_LEASE_SECONDS", default_value_t = 8.0)]
+    lease_seconds: f64,
     /// Policy file; default: the built-in Kubernikus rules.
     #[arg(long, env = "MC_CONTROLLER_POLICY")]
     policy: Option<PathBuf>,
@@ -125,6 +130,13 @@ async fn main() -> ExitCode {
         ram: a.quota_ram_mb,
     };
     pace.reconcile_concurrency = a.reconcile_concurrency.max(1);
+    match Duration::try_from_secs_f64(a.lease_seconds) {
+        Ok(ttl) if ttl >= Duration::from_secs(1) => pace.lease_ttl = ttl,
+        _ => {
+            eprintln!("kubernikus-controller: --lease-seconds must be at least 1");
+            return ExitCode::from(2);
+        }
+    }
     if let Some(budget) = a
         .project_budget_seconds
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
@@ -143,7 +155,7 @@ async fn main() -> ExitCode {
             project: a.service_project,
             project_domain: a.service_domain,
         },
-        db_path: a.db,
+        database: a.database,
         policy_file: a.policy,
         token_cache: Duration::from_secs(300),
         settings: ApiSettings {
@@ -154,11 +166,7 @@ async fn main() -> ExitCode {
             ..Default::default()
         },
     };
-    let running = match start(config, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
-    {
+    let running = match start(config, shutdown_signal()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("kubernikus-controller: cannot start: {e}");
@@ -172,4 +180,24 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Completes on Ctrl-C (SIGINT) or SIGTERM (what container runtimes send).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
 }

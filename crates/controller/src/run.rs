@@ -10,7 +10,7 @@ use crate::api::{router, ApiSettings, ApiState};
 use crate::auth::{Policy, PolicyError, ServiceCredentials, TokenValidator};
 use crate::pki::{SealKey, Sealer};
 pub use crate::shutdown::Shutdown;
-use crate::store::{Store, StoreError};
+use crate::store::{Database, Store, StoreError};
 
 /// Everything the controller needs to run.
 #[derive(Clone, Debug)]
@@ -21,8 +21,9 @@ pub struct ControllerConfig {
     pub keystone_url: String,
     /// The controller's own Keystone user (validates other tokens).
     pub service: ServiceCredentials,
-    /// SQLite database file.
-    pub db_path: PathBuf,
+    /// Where the controller's data lives: an SQLite file, or a PostgreSQL database shared
+    /// by several replicas.
+    pub database: Database,
     /// Policy file (oslo-style JSON); `None`: the built-in Kubernikus rules.
     pub policy_file: Option<PathBuf>,
     /// How long a validated token is trusted (at most 5 minutes).
@@ -52,6 +53,9 @@ pub struct Pace {
     /// How long one project's reconcile pass may wait for its cloud: past it the project's
     /// remaining cloud calls fail at once and the next pass continues.
     pub project_budget: Duration,
+    /// Time to live of the reconcile lease: when the reconciling replica dies, another
+    /// takes over within about this long.
+    pub lease_ttl: Duration,
 }
 
 impl Pace {
@@ -68,6 +72,7 @@ impl Pace {
             call_timeout,
             reconcile_concurrency: crate::reconcile::DEFAULT_CONCURRENCY,
             project_budget: crate::reconcile::default_budget(call_timeout),
+            lease_ttl: crate::reconcile::DEFAULT_LEASE_TTL,
         }
     }
 }
@@ -101,7 +106,7 @@ pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, StartError>
             }
             let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
             write_private(path, &hex).map_err(|e| bad(e.to_string()))?;
-            tracing::info!(path = %path.display(), "created a new CA sealing key");
+            tracing::info!(path = %path.display(), "created a new sealing key");
             Ok(SealKey(key))
         }
         Err(e) => Err(bad(e.to_string())),
@@ -139,11 +144,11 @@ pub enum StartError {
         /// What is wrong.
         message: String,
     },
-    /// The database cannot be opened.
-    #[error("store {path}: {source}")]
+    /// The database cannot be opened (or refuses this controller).
+    #[error("controller database {db}: {source}")]
     Store {
-        /// The file.
-        path: PathBuf,
+        /// The database (no password).
+        db: String,
         /// Why.
         source: StoreError,
     },
@@ -201,20 +206,10 @@ pub async fn start(
             Policy::from_json(&text).map_err(|e: PolicyError| bad(e.to_string()))?
         }
     };
-    if let Some(dir) = config
-        .db_path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(dir).map_err(|e| StartError::Store {
-            path: config.db_path.clone(),
-            source: StoreError::Corrupt(e.to_string()),
-        })?;
-    }
-    let store = Store::open(&config.db_path)
+    let store = Store::connect(&config.database)
         .await
         .map_err(|source| StartError::Store {
-            path: config.db_path.clone(),
+            db: config.database.to_string(),
             source,
         })?;
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -233,12 +228,18 @@ pub async fn start(
     }
     let keystone = keystone::Client::new(&config.keystone_url)?;
     let shutdown = Shutdown::new(shutdown);
-    let simulator = crate::cloud::sim::SimCloud::persistent(
+    let simulator = crate::cloud::sim::SimCloud::in_store(
         config.pace.sim,
         crate::cloud::sim::Clock::real(),
-        &config.db_path.with_extension("cloud.json"),
-    )
-    .map_err(|message| StartError::Cloud { message })?;
+        store.clone(),
+    );
+    if let Database::Sqlite(path) = &config.database {
+        // Older versions kept the simulated cloud in a side file next to the database.
+        simulator
+            .import_file(&path.with_extension("cloud.json"))
+            .await
+            .map_err(|message| StartError::Cloud { message })?;
+    }
     let state = ApiState {
         store,
         validator: Arc::new(TokenValidator::new(
@@ -253,7 +254,7 @@ pub async fn start(
         simulator: Some(simulator.clone()),
         stop: shutdown.clone(),
     };
-    tracing::info!(%addr, db = %config.db_path.display(), "controller listening");
+    tracing::info!(%addr, db = %config.database, "controller listening");
     let reconciler = crate::reconcile::Reconciler {
         store: state.store.clone(),
         cloud: state.cloud.clone(),
@@ -261,6 +262,8 @@ pub async fn start(
         call_timeout: config.pace.call_timeout,
         concurrency: config.pace.reconcile_concurrency,
         project_budget: config.pace.project_budget,
+        lease_ttl: config.pace.lease_ttl,
+        lease: Arc::default(),
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
     let (store, cloud) = (state.store.clone(), state.cloud.clone());

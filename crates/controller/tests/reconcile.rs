@@ -43,7 +43,7 @@ async fn a_kluster_gets_its_nodes_and_pool_status_follows_them() {
         (2, 2)
     );
     // A cordoned node is healthy but not schedulable.
-    w.sim.cordon(P, &names[0], true);
+    w.sim.cordon(P, &names[0], true).await.unwrap();
     w.pass().await;
     let pools = w.get("k").await.unwrap().status.node_pools;
     assert_eq!(
@@ -123,7 +123,11 @@ async fn a_spurious_empty_listing_never_doubles_the_nodes() {
     .await;
     w.pass().await;
     assert_eq!(w.servers("k").await.len(), 3, "no second set of nodes");
-    assert_eq!(w.sim.project(P).faults.empty_listings, 0, "the fault fired");
+    assert_eq!(
+        w.sim.project(P).await.unwrap().faults.empty_listings,
+        0,
+        "the fault fired"
+    );
     // Servers that are really gone are replaced after the confirming listing.
     for s in w.servers("k").await {
         w.sim.delete_server(P, &s.id).await.unwrap();
@@ -211,9 +215,9 @@ async fn deleting_a_kluster_leaves_no_debris() {
         w.run(1, TEARDOWN).await;
     }
     assert!(w.get("k").await.is_none(), "removed");
-    assert_eq!(w.sim.debris(P, "k"), Vec::<String>::new());
+    assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
     assert_eq!(
-        w.sim.debris(P, "other").len(),
+        w.sim.debris(P, "other").await.unwrap().len(),
         4,
         "the other kluster is untouched"
     );

@@ -29,7 +29,7 @@ async fn a_project_whose_cloud_hangs_does_not_hold_up_another_projects_pass() {
         w.rec.pass().await.unwrap();
     }
     w.add_to(HUNG, kluster("new", &[("a", 1)])).await;
-    w.set_faults_of(HUNG, hanging());
+    w.set_faults_of(HUNG, hanging()).await;
     w.add(kluster("k", &[("a", 2)])).await;
     let mut rec = w.rec.clone();
     rec.call_timeout = Duration::from_secs(60);
@@ -58,7 +58,7 @@ async fn a_project_whose_cloud_hangs_does_not_hold_up_another_projects_pass() {
 async fn the_running_reconciler_keeps_other_projects_at_their_pace_while_one_hangs() {
     let w = world("pace").await;
     w.add_to(HUNG, kluster("new", &[("a", 1)])).await;
-    w.set_faults_of(HUNG, hanging());
+    w.set_faults_of(HUNG, hanging()).await;
     let mut rec = w.rec.clone();
     // Neither the call timeout nor the budget ends the hung project's pass during the test.
     rec.call_timeout = Duration::from_secs(60);

@@ -56,6 +56,8 @@ pub struct Config {
     pub controller_url: String,
     /// Where the embedded controller listens.
     pub controller_listen: SocketAddr,
+    /// The embedded controller's database.
+    pub controller_database: controller::store::Database,
     /// Service credentials of the embedded controller (`None` with a remote controller).
     pub controller_service: Option<controller::auth::ServiceCredentials>,
     /// How fast the embedded controller's simulated cloud and reconcilers go, and the
@@ -167,12 +169,20 @@ impl Config {
                 message,
             })?;
         let data_dir: PathBuf = s.data_dir.unwrap_or_else(|| ".state/data".into());
+        let controller_database = match &s.controller_database {
+            Some(db) => db.parse().map_err(|message| ConfigError::Invalid {
+                key: "controller_database",
+                message,
+            })?,
+            None => controller::store::Database::Sqlite(data_dir.join("controller.db")),
+        };
         Ok(Config {
             site_addr,
             public_origin,
             https,
             keystone_url,
             controller_url,
+            controller_database,
             controller_listen: s
                 .controller_listen
                 .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0))),
@@ -184,6 +194,15 @@ impl Config {
                     .map(Duration::from_secs_f64)
                     .unwrap_or(Duration::from_secs(20));
                 let mut pace = controller::run::Pace::scaled(phase);
+                if let Some(ttl) = s.controller_lease_seconds {
+                    pace.lease_ttl = Duration::try_from_secs_f64(ttl)
+                        .ok()
+                        .filter(|d| *d >= Duration::from_secs(1))
+                        .ok_or(ConfigError::Invalid {
+                            key: "controller_lease_seconds",
+                            message: "must be at least 1".into(),
+                        })?;
+                }
                 if let Some(m) = s.controller_creation_timeout_minutes {
                     pace.timing.creation_timeout = Duration::from_secs(
                         60 * positive("controller_creation_timeout_minutes", m)?,

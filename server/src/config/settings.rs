@@ -97,6 +97,14 @@ pub struct Settings {
     /// Address the embedded controller listens on (port 0: any free loopback port).
     #[arg(long, env = "MC_CONTROLLER_LISTEN")]
     pub controller_listen: Option<SocketAddr>,
+    /// The embedded controller's database: an SQLite file (default data_dir/controller.db)
+    /// or a postgres:// URL shared by several controller replicas.
+    #[arg(long, env = "MC_CONTROLLER_DATABASE", hide_env_values = true)]
+    pub controller_database: Option<String>,
+    /// Seconds the embedded controller's reconcile lease lives (a dead reconciling replica
+    /// is replaced within it).
+    #[arg(long, env = "MC_CONTROLLER_LEASE_SECONDS")]
+    pub controller_lease_seconds: Option<f64>,
     /// Keystone user the embedded controller validates tokens with.
     #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
     pub controller_service_user: Option<String>,
@@ -200,6 +208,8 @@ impl Settings {
             keystone_url,
             controller_url,
             controller_listen,
+            controller_database,
+            controller_lease_seconds,
             controller_service_user,
             controller_service_password,
             controller_service_domain,

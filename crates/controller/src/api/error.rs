@@ -52,6 +52,13 @@ impl From<StoreError> for ApiError {
                 StatusCode::CONFLICT,
                 "A kluster with this name already exists",
             ),
+            StoreError::Unavailable(why) => {
+                tracing::warn!(error = why, "the database cannot be reached");
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "The controller's database cannot be reached right now; try again shortly",
+                )
+            }
             e => {
                 tracing::error!(error = %e, "store failure");
                 Self::new(

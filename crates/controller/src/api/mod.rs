@@ -7,6 +7,7 @@ mod caller;
 mod clusters;
 mod error;
 mod events;
+mod health;
 mod hygiene;
 mod meta;
 mod quota;
@@ -123,6 +124,8 @@ pub fn router(state: ApiState) -> Router {
         ])
         .expose_headers([REQUEST_ID.clone()]);
     Router::<ApiState>::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
         .route("/", get(meta::paths))
         .route("/docs", get(meta::docs))
         .route("/info", get(meta::info))

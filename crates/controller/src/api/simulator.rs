@@ -98,7 +98,17 @@ pub async fn get_simulator(
         return Err(not_cloud_admin(&who, "The simulator API"));
     }
     let project = target_project(query, &who)?;
-    Ok(Json(simulator(&st)?.project(&project)))
+    Ok(Json(
+        simulator(&st)?
+            .project(&project)
+            .await
+            .map_err(cloud_failed)?,
+    ))
+}
+
+/// The simulated cloud could not answer (its database is away): 503 in words.
+fn cloud_failed(e: crate::cloud::CloudError) -> ApiError {
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.0)
 }
 
 /// `PUT /api/v1/simulator[?project=<id>]` (cloud admins): replaces the project's faults and
@@ -130,14 +140,16 @@ pub async fn put_simulator(
     if limits.instances < 0 || limits.cores < 0 || limits.ram < 0 {
         return Err(ApiError::unprocessable("limits must not be negative"));
     }
-    sim.set_project(&project, settings);
+    sim.set_project(&project, settings)
+        .await
+        .map_err(cloud_failed)?;
     tracing::info!(
         project,
         user = who.name,
         user_project = who.account,
         "simulator settings changed"
     );
-    Ok(Json(sim.project(&project)))
+    Ok(Json(sim.project(&project).await.map_err(cloud_failed)?))
 }
 
 /// `GET /api/v1/simulator/debris/{kluster}[?project=<id>]`: what is left in the simulated
@@ -157,5 +169,10 @@ pub async fn debris(
     if !admin {
         Caller(who).allow(&st, "kubernetes_user")?;
     }
-    Ok(Json(simulator(&st)?.debris(&project, &kluster)))
+    Ok(Json(
+        simulator(&st)?
+            .debris(&project, &kluster)
+            .await
+            .map_err(cloud_failed)?,
+    ))
 }

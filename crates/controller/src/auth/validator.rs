@@ -242,6 +242,11 @@ impl TokenValidator {
         Ok(t.secret)
     }
 
+    /// Whether Keystone answers (readiness).
+    pub async fn keystone_reachable(&self) -> Result<(), String> {
+        self.keystone.probe().await.map_err(|e| e.to_string())
+    }
+
     /// Forgets cached validations (for tests and after a policy reload).
     pub async fn clear_cache(&self) {
         self.cache.lock().await.clear();

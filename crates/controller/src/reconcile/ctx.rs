@@ -51,6 +51,8 @@ pub fn human(d: Duration) -> String {
 /// One project's pass: the reconciler's store and cloud, the project, and the deadline of
 /// its time budget.
 pub struct Ctx<'a> {
+    /// The reconcile lease: no kluster is touched once it is not held (`None`: no lease).
+    pub(super) lease: Option<&'a super::lease::Lease>,
     pub(super) store: &'a Store,
     pub(super) cloud: &'a dyn Cloud,
     pub(super) timing: Timing,

@@ -18,6 +18,7 @@ pub mod deorbit;
 pub mod flight;
 pub mod ground;
 pub mod launch;
+pub mod lease;
 mod project;
 
 use std::collections::{HashMap, HashSet};
@@ -57,7 +58,15 @@ pub struct Reconciler {
     /// cloud calls fail at once (the next pass continues), and at twice it the project's
     /// pass is cut short.
     pub project_budget: Duration,
+    /// Time to live of the reconcile lease ([`Reconciler::run`]): a replica that dies is
+    /// replaced within about this long.
+    pub lease_ttl: Duration,
+    /// Whether this replica holds the lease (checked before each kluster in `run`).
+    pub lease: Arc<lease::Lease>,
 }
+
+/// The default time to live of the reconcile lease.
+pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(8);
 
 /// The klusters of `all` (ordered by project) grouped per project.
 fn by_project(all: Vec<Observed>) -> Vec<(String, Vec<Observed>)> {
@@ -86,6 +95,8 @@ impl Reconciler {
             call_timeout,
             concurrency: DEFAULT_CONCURRENCY,
             project_budget: default_budget(call_timeout),
+            lease_ttl: DEFAULT_LEASE_TTL,
+            lease: Arc::default(),
         }
     }
 
@@ -96,7 +107,7 @@ impl Reconciler {
         let all = self.store.list_all().await?;
         let mut report = PassReport::default();
         let mut results = stream::iter(by_project(all))
-            .map(|(project, group)| async move { self.project(&project, &group).await })
+            .map(|(project, group)| async move { self.project(&project, &group, None).await })
             .buffer_unordered(self.concurrency.max(1));
         while let Some(r) = results.next().await {
             report.add(r);
@@ -104,15 +115,30 @@ impl Reconciler {
         Ok(report)
     }
 
-    /// Runs passes every `every` until `shutdown` completes; failures are logged and retried.
-    /// Each project runs as its own task: a project whose pass is still going (its cloud is
-    /// slow) is skipped until it has finished, while the other projects go on at their pace.
+    /// Runs passes every `every` until `shutdown` completes, while this replica holds the
+    /// reconcile lease (other replicas wait and take over when it expires); failures are
+    /// logged and retried. Each project runs as its own task: a project whose pass is still
+    /// going (its cloud is slow) is skipped until it has finished, while the other projects
+    /// go on at their pace.
     pub async fn run(self, every: Duration, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         let slots = Arc::new(tokio::sync::Semaphore::new(self.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();
+        let holder = lease::holder_name();
+        let ttl = self.lease_ttl.max(Duration::from_secs(1));
+        let mut renewed = Instant::now() - ttl;
         loop {
+            if renewed.elapsed() >= ttl / 3 || !self.lease.valid() {
+                self.lease.renew(&self.store, &holder, ttl).await;
+                renewed = Instant::now();
+            }
+            if !self.lease.valid() {
+                tokio::select! {
+                    _ = &mut shutdown => return,
+                    _ = tokio::time::sleep(every.min(ttl / 8)) => continue,
+                }
+            }
             while let Some(done) = tasks.try_join_next_with_id() {
                 let id = match done {
                     Ok((id, ())) => id,
@@ -146,7 +172,7 @@ impl Reconciler {
                             let Ok(_slot) = slots.acquire_owned().await else {
                                 return;
                             };
-                            rec.project(&project, &group).await;
+                            rec.project(&project, &group, Some(&rec.lease)).await;
                         });
                         busy.insert(handle.id(), name);
                     }
@@ -156,18 +182,32 @@ impl Reconciler {
                 }
             }
             tokio::select! {
-                _ = &mut shutdown => return,
-                _ = tokio::time::sleep(every) => {}
+                _ = &mut shutdown => {
+                    if self.lease.valid() {
+                        let _ = self.store.release_lease(lease::NAME, &holder).await;
+                    }
+                    return;
+                }
+                _ = tokio::time::sleep(every.min(ttl / 3)) => {}
             }
         }
     }
 
     /// One project's pass within its budget: cloud calls fail at once after the budget;
     /// at twice the budget the pass is cut short (the next one finishes it).
-    async fn project(&self, project: &str, group: &[Observed]) -> PassReport {
+    /// (`lease`: stop before a kluster once it is not held; `None` in a one-off [`pass`].)
+    ///
+    /// [`pass`]: Reconciler::pass
+    async fn project(
+        &self,
+        project: &str,
+        group: &[Observed],
+        lease: Option<&lease::Lease>,
+    ) -> PassReport {
         let budget = self.project_budget.min(LONGEST);
         let deadline = Instant::now() + budget;
         let ctx = Ctx {
+            lease,
             store: &self.store,
             cloud: self.cloud.as_ref(),
             timing: self.timing,

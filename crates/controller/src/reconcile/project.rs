@@ -48,6 +48,14 @@ impl Ctx<'_> {
         };
         let seen = self.look(group).await;
         for o in group {
+            if self.lease.is_some_and(|l| !l.valid()) {
+                tracing::warn!(
+                    controller = "reconcile",
+                    project = self.project,
+                    "the reconcile lease is not held any more: pass stopped"
+                );
+                break;
+            }
             let name = o.stored.kluster.name.as_str();
             let span = tracing::info_span!("reconcile", kluster = name, project = self.project);
             match self.kluster(o, &seen).instrument(span).await {

@@ -16,16 +16,20 @@ pub struct CaRecord {
 impl Store {
     /// A kluster's CA.
     pub async fn ca(&self, project: &str, name: &str) -> Result<Option<CaRecord>, StoreError> {
+        self.check_ready()?;
         let row = sqlx::query(
-            "SELECT cert_pem, key_sealed FROM kluster_cas WHERE project_id = ? AND name = ?",
+            "SELECT cert_pem, key_sealed FROM kluster_cas WHERE project_id = $1 AND name = $2",
         )
         .bind(project)
         .bind(name)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(|r| CaRecord {
-            cert_pem: r.get(0),
-            key_sealed: r.get(1),
-        }))
+        match row {
+            None => Ok(None),
+            Some(r) => Ok(Some(CaRecord {
+                cert_pem: r.try_get(0)?,
+                key_sealed: r.try_get(1)?,
+            })),
+        }
     }
 }

@@ -2,9 +2,10 @@
 //! streams resume after.
 
 use kluster::{EventReason, EventType};
+use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::{now_text, Dialect, Store, StoreError};
 
 impl Store {
     /// Records an event about a kluster. An identical event (same type, reason and
@@ -25,6 +26,11 @@ impl Store {
     }
 
     /// [`Store::record_event`], also returning the event's count (1: new).
+    ///
+    /// Sequence numbers are handed out in commit order: SQLite has one writer at a time;
+    /// on PostgreSQL the transaction takes an advisory lock before it draws from the
+    /// `event_seq` sequence, so a reader that saw seq n never misses a smaller one
+    /// committed later. Other replicas learn of the event by `NOTIFY` at commit.
     pub async fn record_event_counted(
         &self,
         project: &str,
@@ -33,50 +39,59 @@ impl Store {
         reason: &EventReason,
         message: &str,
     ) -> Result<(i64, i64), StoreError> {
+        self.check_ready()?;
         let (kind, reason) = (kind.as_str(), reason.as_str());
-        // Single statements, so concurrent writers cannot hand out one sequence number twice.
-        let bumped = sqlx::query(
-            "UPDATE events SET count = count + 1,
-                last_timestamp = strftime('%Y-%m-%dT%H:%M:%SZ','now'),
-                seq = (SELECT MAX(seq) + 1 FROM events)
+        let next_seq = match self.dialect {
+            Dialect::Sqlite => "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events)",
+            Dialect::Postgres => "nextval('event_seq')",
+        };
+        let now = now_text(false);
+        let mut tx = self.pool.begin().await?;
+        if self.dialect == Dialect::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtext('mission-control:event-seq'))")
+                .execute(&mut *tx)
+                .await?;
+        }
+        let bumped = sqlx::query(&format!(
+            "UPDATE events SET count = count + 1, last_timestamp = $6, seq = {next_seq}
              WHERE id = (SELECT id FROM events
-                         WHERE project_id = ? AND kluster = ? AND type = ? AND reason = ? AND message = ?
+                         WHERE project_id = $1 AND kluster = $2 AND type = $3 AND reason = $4 AND message = $5
                          ORDER BY id DESC LIMIT 1)
-             RETURNING id, seq, count",
-        )
+             RETURNING id, seq, count"
+        ))
         .bind(project)
         .bind(kluster)
         .bind(kind)
         .bind(reason)
         .bind(message)
-        .fetch_optional(&self.pool)
+        .bind(&now)
+        .fetch_optional(&mut *tx)
         .await?;
         let row = match bumped {
             Some(row) => row,
             None => {
-                sqlx::query(
+                sqlx::query(&format!(
                     "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq)
-                     VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), strftime('%Y-%m-%dT%H:%M:%SZ','now'),
-                             (SELECT COALESCE(MAX(seq), 0) + 1 FROM events))
-                     RETURNING id, seq, count",
-                )
+                     VALUES ($1, $2, $3, $4, $5, $6, $6, {next_seq})
+                     RETURNING id, seq, count"
+                ))
                 .bind(project)
                 .bind(kluster)
                 .bind(kind)
                 .bind(reason)
                 .bind(message)
-                .fetch_one(&self.pool)
+                .bind(&now)
+                .fetch_one(&mut *tx)
                 .await?
             }
         };
-        let (id, seq, count): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
-        self.latest.send_if_modified(|latest| {
-            let newer = seq > *latest;
-            if newer {
-                *latest = seq;
-            }
-            newer
-        });
+        let (id, seq, count): (i64, i64, i64) = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+        if self.dialect == Dialect::Postgres {
+            self.notify_in(&mut tx, super::notify::EVENTS, &seq.to_string())
+                .await?;
+        }
+        tx.commit().await?;
+        self.saw_seq(seq);
         Ok((id, count))
     }
 
@@ -86,15 +101,16 @@ impl Store {
         project: &str,
         kluster: &str,
     ) -> Result<Vec<kluster::Event>, StoreError> {
+        self.check_ready()?;
         let rows = sqlx::query(
             "SELECT count, last_timestamp, first_timestamp, reason, message, type FROM events
-             WHERE project_id = ? AND kluster = ? ORDER BY last_timestamp, id",
+             WHERE project_id = $1 AND kluster = $2 ORDER BY last_timestamp, id",
         )
         .bind(project)
         .bind(kluster)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(event_of).collect())
+        rows.iter().map(event_of).collect()
     }
 
     /// The project's events changed after sequence number `after` (optionally of one
@@ -106,20 +122,20 @@ impl Store {
         after: i64,
         limit: i64,
     ) -> Result<Vec<kluster::ProjectEvent>, StoreError> {
+        self.check_ready()?;
         let rows = sqlx::query(
             "SELECT count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster
              FROM events
-             WHERE project_id = ? AND seq > ? AND (? IS NULL OR kluster = ?)
-             ORDER BY seq LIMIT ?",
+             WHERE project_id = $1 AND seq > $2 AND ($3 = '' OR kluster = $3)
+             ORDER BY seq LIMIT $4",
         )
         .bind(project)
         .bind(after)
-        .bind(kluster)
-        .bind(kluster)
+        .bind(kluster.unwrap_or_default())
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(project_event_of).collect())
+        rows.iter().map(project_event_of).collect()
     }
 
     /// The project's `n` most recently changed events (optionally of one kluster), oldest
@@ -130,43 +146,47 @@ impl Store {
         kluster: Option<&str>,
         n: i64,
     ) -> Result<Vec<kluster::ProjectEvent>, StoreError> {
+        self.check_ready()?;
         let rows = sqlx::query(
             "SELECT count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster
              FROM events
-             WHERE project_id = ? AND (? IS NULL OR kluster = ?)
-             ORDER BY seq DESC LIMIT ?",
+             WHERE project_id = $1 AND ($2 = '' OR kluster = $2)
+             ORDER BY seq DESC LIMIT $3",
         )
         .bind(project)
-        .bind(kluster)
-        .bind(kluster)
+        .bind(kluster.unwrap_or_default())
         .bind(n)
         .fetch_all(&self.pool)
         .await?;
-        let mut out: Vec<kluster::ProjectEvent> = rows.iter().map(project_event_of).collect();
+        let mut out = rows
+            .iter()
+            .map(project_event_of)
+            .collect::<Result<Vec<_>, _>>()?;
         out.reverse();
         Ok(out)
     }
 }
 
 /// Columns: the six of [`event_of`], then id, seq, kluster.
-fn project_event_of(r: &sqlx::sqlite::SqliteRow) -> kluster::ProjectEvent {
-    kluster::ProjectEvent {
-        event: event_of(r),
-        id: r.get(6),
-        seq: r.get(7),
-        kluster: r.get(8),
-    }
+fn project_event_of(r: &AnyRow) -> Result<kluster::ProjectEvent, StoreError> {
+    Ok(kluster::ProjectEvent {
+        event: event_of(r)?,
+        id: r.try_get(6)?,
+        seq: r.try_get(7)?,
+        kluster: r.try_get(8)?,
+    })
 }
 
-fn event_of(r: &sqlx::sqlite::SqliteRow) -> kluster::Event {
-    kluster::Event {
-        count: r.get(0),
-        last_timestamp: r.get(1),
-        first_timestamp: r.get(2),
-        reason: r.get(3),
-        message: r.get(4),
-        kind: r.get(5),
-    }
+/// Columns: count, last_timestamp, first_timestamp, reason, message, type.
+fn event_of(r: &AnyRow) -> Result<kluster::Event, StoreError> {
+    Ok(kluster::Event {
+        count: r.try_get(0)?,
+        last_timestamp: r.try_get(1)?,
+        first_timestamp: r.try_get(2)?,
+        reason: r.try_get(3)?,
+        message: r.try_get(4)?,
+        kind: r.try_get(5)?,
+    })
 }
 
 #[cfg(test)]

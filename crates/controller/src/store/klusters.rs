@@ -1,16 +1,20 @@
 //! Klusters: list, read, insert (with their CA), update, change in a transaction, remove.
 
 use kluster::Kluster;
+use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{CaRecord, Observed, Store, StoreError, StoredKluster};
+use super::{now_text, CaRecord, Observed, Store, StoreError, StoredKluster};
+
+const COLUMNS: &str = "body, creator, termination_protected";
 
 impl Store {
     /// The project's klusters, by name.
     pub async fn list(&self, project: &str) -> Result<Vec<StoredKluster>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT body, creator, termination_protected FROM klusters WHERE project_id = ? ORDER BY name",
-        )
+        self.check_ready()?;
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM klusters WHERE project_id = $1 ORDER BY name"
+        ))
         .bind(project)
         .fetch_all(&self.pool)
         .await?;
@@ -23,9 +27,10 @@ impl Store {
         project: &str,
         name: &str,
     ) -> Result<Option<StoredKluster>, StoreError> {
-        let row = sqlx::query(
-            "SELECT body, creator, termination_protected FROM klusters WHERE project_id = ? AND name = ?",
-        )
+        self.check_ready()?;
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM klusters WHERE project_id = $1 AND name = $2"
+        ))
         .bind(project)
         .bind(name)
         .fetch_optional(&self.pool)
@@ -41,19 +46,21 @@ impl Store {
         k: &StoredKluster,
         ca: &CaRecord,
     ) -> Result<(), StoreError> {
+        self.check_ready()?;
         let body =
             serde_json::to_string(&k.kluster).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let mut tx = self.pool.begin().await?;
         let res = sqlx::query(
             "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(project)
         .bind(&k.kluster.name)
         .bind(body)
         .bind(k.kluster.status.phase.as_str())
         .bind(&k.creator)
-        .bind(k.termination_protected)
+        .bind(i64::from(k.termination_protected))
+        .bind(now_text(false))
         .execute(&mut *tx)
         .await;
         match res {
@@ -63,37 +70,34 @@ impl Store {
             Err(e) => return Err(e.into()),
             Ok(_) => {}
         }
-        sqlx::query("INSERT OR REPLACE INTO kluster_cas (project_id, name, cert_pem, key_sealed) VALUES (?, ?, ?, ?)")
-            .bind(project)
-            .bind(&k.kluster.name)
-            .bind(&ca.cert_pem)
-            .bind(&ca.key_sealed)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO kluster_cas (project_id, name, cert_pem, key_sealed) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (project_id, name) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed",
+        )
+        .bind(project)
+        .bind(&k.kluster.name)
+        .bind(&ca.cert_pem)
+        .bind(&ca.key_sealed)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        self.touch(project, &k.kluster.name);
+        self.kluster_changed(project, &k.kluster.name).await;
         Ok(())
     }
 
     /// Replaces a kluster's body (spec and status); false when it does not exist.
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
+        self.check_ready()?;
         let body = serde_json::to_string(k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let phase = k.status.phase.as_str();
-        // SET expressions read the old row: phase_since moves only when the phase changes.
-        let res = sqlx::query(
-            "UPDATE klusters SET body = ?,
-                phase_since = CASE WHEN phase <> ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE phase_since END,
-                phase = ?
-             WHERE project_id = ? AND name = ?",
-        )
-        .bind(body)
-        .bind(phase)
-        .bind(phase)
-        .bind(project)
-        .bind(&k.name)
-        .execute(&self.pool)
-        .await?;
-        self.touch(project, &k.name);
+        let res = sqlx::query(UPDATE_BODY)
+            .bind(body)
+            .bind(k.status.phase.as_str())
+            .bind(now_text(true))
+            .bind(project)
+            .bind(&k.name)
+            .execute(&self.pool)
+            .await?;
+        self.kluster_changed(project, &k.name).await;
         Ok(res.rows_affected() == 1)
     }
 
@@ -106,10 +110,12 @@ impl Store {
         name: &str,
         change: impl FnOnce(&mut Kluster) -> Result<(), E>,
     ) -> Result<Option<Result<Kluster, E>>, StoreError> {
+        self.check_ready()?;
         let mut tx = self.pool.begin().await?;
-        // Take the write lock first (a no-op write), so the read below cannot go stale.
+        // Take the write lock first (a no-op write: SQLite's database lock, PostgreSQL's
+        // row lock), so the read below cannot go stale.
         let touched =
-            sqlx::query("UPDATE klusters SET name = name WHERE project_id = ? AND name = ?")
+            sqlx::query("UPDATE klusters SET name = name WHERE project_id = $1 AND name = $2")
                 .bind(project)
                 .bind(name)
                 .execute(&mut *tx)
@@ -117,9 +123,9 @@ impl Store {
         if touched.rows_affected() == 0 {
             return Ok(None);
         }
-        let row = sqlx::query(
-            "SELECT body, creator, termination_protected FROM klusters WHERE project_id = ? AND name = ?",
-        )
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM klusters WHERE project_id = $1 AND name = $2"
+        ))
         .bind(project)
         .bind(name)
         .fetch_one(&mut *tx)
@@ -129,45 +135,48 @@ impl Store {
             return Ok(Some(Err(e)));
         }
         let body = serde_json::to_string(&k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let phase = k.status.phase.as_str();
-        sqlx::query(
-            "UPDATE klusters SET body = ?,
-                phase_since = CASE WHEN phase <> ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE phase_since END,
-                phase = ?
-             WHERE project_id = ? AND name = ?",
-        )
-        .bind(body)
-        .bind(phase)
-        .bind(phase)
-        .bind(project)
-        .bind(name)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(UPDATE_BODY)
+            .bind(body)
+            .bind(k.status.phase.as_str())
+            .bind(now_text(true))
+            .bind(project)
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
-        self.touch(project, name);
+        self.kluster_changed(project, name).await;
         Ok(Some(Ok(k)))
     }
 
     /// Every kluster of every project, by project, with the time it has spent in its phase
     /// and its age, for the reconcilers.
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT body, creator, termination_protected, project_id,
-                CAST((julianday('now') - julianday(CASE WHEN phase_since = '' THEN created_at ELSE phase_since END))
-                     * 86400000 AS INTEGER),
-                CAST((julianday('now') - julianday(created_at)) * 86400000 AS INTEGER)
-             FROM klusters ORDER BY project_id, name",
-        )
+        self.check_ready()?;
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS}, project_id, created_at, phase_since FROM klusters ORDER BY project_id, name"
+        ))
         .fetch_all(&self.pool)
         .await?;
-        let ms = |v: i64| std::time::Duration::from_millis(v.max(0) as u64);
+        let now = time::OffsetDateTime::now_utc();
+        let since = |text: &str| {
+            time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+                .map(|t| std::time::Duration::try_from(now - t).unwrap_or_default())
+                .map_err(|e| StoreError::Corrupt(format!("a stored time {text:?}: {e}")))
+        };
         rows.iter()
             .map(|r| {
+                let created: String = r.try_get(4)?;
+                let phase_since: String = r.try_get(5)?;
+                let age = since(&created)?;
                 Ok(Observed {
-                    project: r.get(3),
+                    project: r.try_get(3)?,
                     stored: decode(r)?,
-                    in_phase: ms(r.get(4)),
-                    age: ms(r.get(5)),
+                    in_phase: if phase_since.is_empty() {
+                        age
+                    } else {
+                        since(&phase_since)?
+                    },
+                    age,
                 })
             })
             .collect()
@@ -175,19 +184,20 @@ impl Store {
 
     /// Removes a kluster and its CA; its events stay.
     pub async fn delete(&self, project: &str, name: &str) -> Result<bool, StoreError> {
+        self.check_ready()?;
         let mut tx = self.pool.begin().await?;
-        sqlx::query("DELETE FROM kluster_cas WHERE project_id = ? AND name = ?")
+        sqlx::query("DELETE FROM kluster_cas WHERE project_id = $1 AND name = $2")
             .bind(project)
             .bind(name)
             .execute(&mut *tx)
             .await?;
-        let res = sqlx::query("DELETE FROM klusters WHERE project_id = ? AND name = ?")
+        let res = sqlx::query("DELETE FROM klusters WHERE project_id = $1 AND name = $2")
             .bind(project)
             .bind(name)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        self.touch(project, name);
+        self.kluster_changed(project, name).await;
         Ok(res.rows_affected() == 1)
     }
 
@@ -198,10 +208,11 @@ impl Store {
         name: &str,
         on: bool,
     ) -> Result<bool, StoreError> {
+        self.check_ready()?;
         let res = sqlx::query(
-            "UPDATE klusters SET termination_protected = ? WHERE project_id = ? AND name = ?",
+            "UPDATE klusters SET termination_protected = $1 WHERE project_id = $2 AND name = $3",
         )
-        .bind(on)
+        .bind(i64::from(on))
         .bind(project)
         .bind(name)
         .execute(&self.pool)
@@ -210,13 +221,21 @@ impl Store {
     }
 }
 
-fn decode(row: &sqlx::sqlite::SqliteRow) -> Result<StoredKluster, StoreError> {
-    let body: String = row.get(0);
+/// Replaces body and phase; `phase_since` moves only when the phase changes (SET
+/// expressions read the old row). Binds: body, phase, now, project, name.
+const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
+        phase_since = CASE WHEN phase <> $2 THEN $3 ELSE phase_since END,
+        phase = $2
+     WHERE project_id = $4 AND name = $5";
+
+/// A kluster from the [`COLUMNS`] of a row.
+fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
+    let body: String = row.try_get(0)?;
     let kluster = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     Ok(StoredKluster {
         kluster,
-        creator: row.get(1),
-        termination_protected: row.get(2),
+        creator: row.try_get(1)?,
+        termination_protected: row.try_get::<i64, _>(2)? != 0,
     })
 }
 

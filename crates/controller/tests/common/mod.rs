@@ -87,7 +87,7 @@ pub fn fast_controller(
         listen: "127.0.0.1:0".parse().expect("loopback address"),
         keystone_url: keystone_url.to_string(),
         service: service("mission-control-secret"),
-        db_path: dir.join("controller.db"),
+        database: controller::store::Database::Sqlite(dir.join("controller.db")),
         policy_file: None,
         token_cache: Duration::from_secs(60),
         settings: test_settings(),

@@ -139,13 +139,13 @@ impl World {
     }
 
     pub async fn set_faults(&self, faults: Faults) {
-        self.set_faults_of(P, faults);
+        self.set_faults_of(P, faults).await;
     }
 
-    pub fn set_faults_of(&self, project: &str, faults: Faults) {
-        let mut p = self.sim.project(project);
+    pub async fn set_faults_of(&self, project: &str, faults: Faults) {
+        let mut p = self.sim.project(project).await.unwrap();
         p.faults = faults;
-        self.sim.set_project(project, p);
+        self.sim.set_project(project, p).await.unwrap();
     }
 
     pub async fn resize(&self, name: &str, pool: usize, size: i64) {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{lock, SimCloud};
+use super::SimCloud;
 use crate::cloud::CloudError;
 
 /// Quota limits of a project.
@@ -59,31 +59,27 @@ pub struct SimProject {
 
 impl SimCloud {
     /// The project's faults and limits.
-    pub fn project(&self, project: &str) -> SimProject {
-        let mut st = lock(&self.state);
-        let p = self.entry(&mut st, project);
-        SimProject {
+    pub async fn project(&self, project: &str) -> Result<SimProject, CloudError> {
+        self.with_project(project, |p| SimProject {
             faults: p.faults.clone(),
             limits: p.limits,
-        }
+        })
+        .await
     }
 
     /// Replaces the project's faults and limits; they apply from the next call on.
-    pub fn set_project(&self, project: &str, settings: SimProject) {
-        let mut st = lock(&self.state);
-        let p = self.entry(&mut st, project);
-        p.faults = settings.faults;
-        p.limits = settings.limits;
-        p.dirty = true;
-        self.finish(&mut st);
+    pub async fn set_project(&self, project: &str, settings: SimProject) -> Result<(), CloudError> {
+        self.with_project(project, |p| {
+            p.faults = settings.faults;
+            p.limits = settings.limits;
+            p.dirty = true;
+        })
+        .await
     }
 
     /// Applies the project's API faults; `Ok(())` when the call may go on.
     pub(super) async fn gate(&self, project: &str) -> Result<(), CloudError> {
-        let faults = {
-            let mut st = lock(&self.state);
-            self.entry(&mut st, project).faults.clone()
-        };
+        let faults = self.with_project(project, |p| p.faults.clone()).await?;
         if faults.api_timeout {
             std::future::pending::<()>().await;
         }

@@ -9,7 +9,8 @@
 //!
 //! [`clock`] (where time comes from), [`catalog`] (flavors, zones, images, the project's
 //! catalog), [`faults`] (limits, faults and the API gate), [`state`] (servers and
-//! resources and how they move), [`persist`] (saved to a file after every change).
+//! resources and how they move), [`persist`] (kept in the controller's database, so every
+//! replica sees the same cloud; a side file of older versions is imported once).
 
 mod catalog;
 mod clock;
@@ -19,17 +20,19 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use kluster::OpenstackMetadata;
 
 use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use crate::store::Store;
 
 pub use catalog::{FLAVORS, IMAGES, ZONES};
 pub use clock::Clock;
 pub use faults::{Faults, Limits, SimProject};
-use state::State;
+use state::ProjectState;
 
 /// How fast the simulated cloud is, and the quota every project starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,15 +59,21 @@ impl SimConfig {
     }
 }
 
+/// Where the simulation's state lives.
+#[derive(Debug)]
+enum Backend {
+    /// This process's memory (tests, benchmarks).
+    Memory(Mutex<HashMap<String, ProjectState>>),
+    /// The controller's database (every replica sees the same cloud).
+    Store(Store),
+}
+
 /// The simulated cloud (the embedded default).
 #[derive(Clone, Debug)]
 pub struct SimCloud {
     config: SimConfig,
     clock: Clock,
-    state: Arc<Mutex<State>>,
-    ids: Arc<std::sync::atomic::AtomicU64>,
-    /// Where the simulation is saved after every change (`None`: memory only).
-    file: Option<Arc<std::path::PathBuf>>,
+    backend: Arc<Backend>,
 }
 
 /// Locks `m`; a panic while holding the lock leaves plain data behind, so keep using it.
@@ -73,14 +82,72 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SimCloud {
-    /// A simulated region with `config`, timed by `clock`.
+    /// A simulated region with `config`, timed by `clock`, in this process's memory.
     pub fn new(config: SimConfig, clock: Clock) -> SimCloud {
         SimCloud {
             config,
             clock,
-            state: Arc::default(),
-            ids: Arc::default(),
-            file: None,
+            backend: Arc::new(Backend::Memory(Mutex::default())),
+        }
+    }
+
+    /// A simulated region kept in `store`'s database: it outlives the process, and every
+    /// replica on that database sees the same servers.
+    pub fn in_store(config: SimConfig, clock: Clock, store: Store) -> SimCloud {
+        SimCloud {
+            config,
+            clock,
+            backend: Arc::new(Backend::Store(store)),
+        }
+    }
+
+    /// Runs `f` on the project's state (created with the default quota on first use), one
+    /// caller at a time per project; a changed state (`dirty`) is stored.
+    async fn with_project<R>(
+        &self,
+        project: &str,
+        f: impl FnOnce(&mut ProjectState) -> R,
+    ) -> Result<R, CloudError> {
+        match self.backend.as_ref() {
+            Backend::Memory(m) => {
+                let mut projects = lock(m);
+                let p = projects
+                    .entry(project.to_string())
+                    .or_insert_with(|| ProjectState::new(self.config.limits));
+                let r = f(p);
+                p.dirty = false;
+                Ok(r)
+            }
+            Backend::Store(store) => {
+                let limits = self.config.limits;
+                let result = store
+                    .sim_update(project, |json| {
+                        let mut p = if json.is_empty() {
+                            ProjectState::new(limits)
+                        } else {
+                            match serde_json::from_str::<ProjectState>(json) {
+                                Ok(p) => p,
+                                Err(e) => {
+                                    return (
+                                        None,
+                                        Err(format!("its stored state is unreadable: {e}")),
+                                    )
+                                }
+                            }
+                        };
+                        let r = f(&mut p);
+                        let next = p.dirty.then(|| serde_json::to_string(&p).ok()).flatten();
+                        (next, Ok(r))
+                    })
+                    .await;
+                match result {
+                    Ok(Ok(r)) => Ok(r),
+                    Ok(Err(e)) => Err(CloudError(format!("The simulated cloud failed: {e}"))),
+                    Err(e) => Err(CloudError(format!(
+                        "The simulated cloud cannot be reached: {e} (HTTP 503)"
+                    ))),
+                }
+            }
         }
     }
 
@@ -105,12 +172,11 @@ impl Cloud for SimCloud {
         Box::pin(async move {
             self.gate(project).await?;
             let now = self.clock.now();
-            let mut st = lock(&self.state);
-            let p = self.entry(&mut st, project);
-            self.settle(p, now);
-            let q = Self::usage(p);
-            self.finish(&mut st);
-            Ok(q)
+            self.with_project(project, |p| {
+                self.settle(p, now);
+                Self::usage(p)
+            })
+            .await
         })
     }
 
@@ -118,18 +184,16 @@ impl Cloud for SimCloud {
         Box::pin(async move {
             self.gate(project).await?;
             let now = self.clock.now();
-            let mut st = lock(&self.state);
-            let p = self.entry(&mut st, project);
-            if p.faults.empty_listings > 0 {
-                p.faults.empty_listings -= 1;
-                p.dirty = true;
-                self.finish(&mut st);
-                return Ok(Vec::new());
-            }
-            self.settle(p, now);
-            let list = p.servers.iter().map(|s| self.show(s, now)).collect();
-            self.finish(&mut st);
-            Ok(list)
+            self.with_project(project, |p| {
+                if p.faults.empty_listings > 0 {
+                    p.faults.empty_listings -= 1;
+                    p.dirty = true;
+                    return Vec::new();
+                }
+                self.settle(p, now);
+                p.servers.iter().map(|s| self.show(s, now)).collect()
+            })
+            .await
         })
     }
 
@@ -140,7 +204,7 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<Server, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            self.create(project, spec)
+            self.create(project, spec).await
         })
     }
 
@@ -151,12 +215,14 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let found = self.mark_deleted(project, |p| {
-                p.servers
-                    .iter_mut()
-                    .find(|s| s.id == id)
-                    .map(|s| &mut s.deleted)
-            });
+            let found = self
+                .mark_deleted(project, |p| {
+                    p.servers
+                        .iter_mut()
+                        .find(|s| s.id == id)
+                        .map(|s| &mut s.deleted)
+                })
+                .await?;
             if found {
                 Ok(())
             } else {
@@ -174,22 +240,20 @@ impl Cloud for SimCloud {
         Box::pin(async move {
             self.gate(project).await?;
             let now = self.clock.now();
-            let mut st = lock(&self.state);
-            let p = self.entry(&mut st, project);
-            self.settle(p, now);
-            let list = p
-                .resources
-                .iter()
-                .map(|r| Resource {
-                    id: r.id.clone(),
-                    kluster: r.kluster.clone(),
-                    kind: r.kind,
-                    name: r.name.clone(),
-                    deleting: r.deleted.is_some(),
-                })
-                .collect();
-            self.finish(&mut st);
-            Ok(list)
+            self.with_project(project, |p| {
+                self.settle(p, now);
+                p.resources
+                    .iter()
+                    .map(|r| Resource {
+                        id: r.id.clone(),
+                        kluster: r.kluster.clone(),
+                        kind: r.kind,
+                        name: r.name.clone(),
+                        deleting: r.deleted.is_some(),
+                    })
+                    .collect()
+            })
+            .await
         })
     }
 
@@ -200,12 +264,14 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let found = self.mark_deleted(project, |p| {
-                p.resources
-                    .iter_mut()
-                    .find(|r| r.id == id)
-                    .map(|r| &mut r.deleted)
-            });
+            let found = self
+                .mark_deleted(project, |p| {
+                    p.resources
+                        .iter_mut()
+                        .find(|r| r.id == id)
+                        .map(|r| &mut r.deleted)
+                })
+                .await?;
             if found {
                 Ok(())
             } else {

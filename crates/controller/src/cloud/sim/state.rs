@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::catalog::{FLAVORS, IMAGES, ZONES};
 use super::faults::{Faults, Limits};
-use super::{lock, SimCloud};
+use super::SimCloud;
 use crate::cloud::{
     CloudError, NodeState, Quota, ResourceKind, Server, ServerSpec, ServerStatus, Usage,
 };
@@ -39,7 +39,7 @@ pub(super) struct SimResource {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct ProjectState {
-    /// Changed since the last save.
+    /// Changed since it was read (it is stored again).
     #[serde(skip)]
     pub(super) dirty: bool,
     pub(super) servers: Vec<SimServer>,
@@ -50,68 +50,76 @@ pub(super) struct ProjectState {
     pub(super) limits: Limits,
 }
 
+/// The whole simulation as older versions saved it to a side file (imported once).
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub(super) struct State {
+pub(super) struct SavedFile {
     pub(super) projects: HashMap<String, ProjectState>,
-    #[serde(default)]
-    pub(super) next_id: u64,
+}
+
+impl ProjectState {
+    /// A project nobody has used yet: no servers, no faults, quota `limits`.
+    pub(super) fn new(limits: Limits) -> Self {
+        ProjectState {
+            dirty: true,
+            servers: Vec::new(),
+            resources: Vec::new(),
+            workloads: HashSet::new(),
+            faults: Faults::default(),
+            limits,
+        }
+    }
+}
+
+/// A new id: `prefix-` and 12 random hex digits (unique across replicas).
+pub(super) fn new_id(prefix: &str) -> String {
+    use rand_core::RngCore;
+    let mut b = [0u8; 6];
+    rand_core::OsRng.fill_bytes(&mut b);
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{prefix}-{hex}")
 }
 
 impl SimCloud {
-    pub(super) fn next_id(&self) -> u64 {
-        self.ids.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
-    }
-
     /// Cordons or uncordons the node of the server named `name`; false if there is none.
-    pub fn cordon(&self, project: &str, name: &str, cordoned: bool) -> bool {
-        let mut st = lock(&self.state);
-        let p = self.entry(&mut st, project);
-        let found = match p.servers.iter_mut().find(|s| s.name == name) {
-            Some(s) => {
-                s.cordoned = cordoned;
-                true
-            }
-            None => false,
-        };
-        p.dirty |= found;
-        self.finish(&mut st);
-        found
+    pub async fn cordon(
+        &self,
+        project: &str,
+        name: &str,
+        cordoned: bool,
+    ) -> Result<bool, CloudError> {
+        self.with_project(project, |p| {
+            let found = match p.servers.iter_mut().find(|s| s.name == name) {
+                Some(s) => {
+                    s.cordoned = cordoned;
+                    true
+                }
+                None => false,
+            };
+            p.dirty |= found;
+            found
+        })
+        .await
     }
 
     /// What is left in the cloud of `kluster`: server names and resource names, including
     /// ones still being deleted. Empty when the kluster left no debris.
-    pub fn debris(&self, project: &str, kluster: &str) -> Vec<String> {
+    pub async fn debris(&self, project: &str, kluster: &str) -> Result<Vec<String>, CloudError> {
         let now = self.clock.now();
-        let mut st = lock(&self.state);
-        let p = self.entry(&mut st, project);
-        self.settle(p, now);
-        let left = p
-            .servers
-            .iter()
-            .filter(|s| s.kluster == kluster)
-            .map(|s| format!("server {}", s.name))
-            .chain(
-                p.resources
-                    .iter()
-                    .filter(|r| r.kluster == kluster)
-                    .map(|r| format!("{:?} {}", r.kind, r.name)),
-            )
-            .collect();
-        self.finish(&mut st);
-        left
-    }
-
-    pub(super) fn entry<'s>(&self, st: &'s mut State, project: &str) -> &'s mut ProjectState {
-        st.projects
-            .entry(project.to_string())
-            .or_insert_with(|| ProjectState {
-                dirty: false,
-                servers: Vec::new(),
-                resources: Vec::new(),
-                workloads: HashSet::new(),
-                faults: Faults::default(),
-                limits: self.config.limits,
-            })
+        self.with_project(project, |p| {
+            self.settle(p, now);
+            p.servers
+                .iter()
+                .filter(|s| s.kluster == kluster)
+                .map(|s| format!("server {}", s.name))
+                .chain(
+                    p.resources
+                        .iter()
+                        .filter(|r| r.kluster == kluster)
+                        .map(|r| format!("{:?} {}", r.kind, r.name)),
+                )
+                .collect()
+        })
+        .await
     }
 
     pub(super) fn status(&self, s: &SimServer, now: Duration) -> (ServerStatus, Option<NodeState>) {
@@ -182,7 +190,7 @@ impl SimCloud {
         }
         for (kluster, kind, name) in new {
             p.resources.push(SimResource {
-                id: format!("res-{:06}", self.next_id()),
+                id: new_id("res"),
                 kluster,
                 kind,
                 name,
@@ -216,7 +224,11 @@ impl SimCloud {
         }
     }
 
-    pub(super) fn create(&self, project: &str, spec: &ServerSpec) -> Result<Server, CloudError> {
+    pub(super) async fn create(
+        &self,
+        project: &str,
+        spec: &ServerSpec,
+    ) -> Result<Server, CloudError> {
         let now = self.clock.now();
         let Some((_, vcpus, ram)) = FLAVORS.iter().find(|f| f.0 == spec.flavor) else {
             return Err(CloudError(format!(
@@ -236,9 +248,20 @@ impl SimCloud {
                 spec.availability_zone
             )));
         }
-        let id = format!("srv-{:06}", self.next_id());
-        let mut st = lock(&self.state);
-        let p = self.entry(&mut st, project);
+        let id = new_id("srv");
+        self.with_project(project, |p| self.create_in(p, id, spec, *vcpus, *ram, now))
+            .await?
+    }
+
+    fn create_in(
+        &self,
+        p: &mut ProjectState,
+        id: String,
+        spec: &ServerSpec,
+        vcpus: i64,
+        ram: i64,
+        now: Duration,
+    ) -> Result<Server, CloudError> {
         self.settle(p, now);
         let q = Self::usage(p);
         let exceeded = |what: &str, requested: i64, u: Usage| {
@@ -258,17 +281,17 @@ impl SimCloud {
             return Err(exceeded("instances", 1, q.instances));
         }
         if q.cores.used + vcpus > q.cores.limit {
-            return Err(exceeded("cores", *vcpus, q.cores));
+            return Err(exceeded("cores", vcpus, q.cores));
         }
         if q.ram.used + ram > q.ram.limit {
-            return Err(exceeded("ram", *ram, q.ram));
+            return Err(exceeded("ram", ram, q.ram));
         }
         let s = SimServer {
             id,
             name: spec.name.clone(),
             kluster: spec.kluster.clone(),
-            vcpus: *vcpus,
-            ram: *ram,
+            vcpus,
+            ram,
             created: now,
             error: p.faults.server_error,
             registers: !p.faults.no_register,
@@ -279,30 +302,29 @@ impl SimCloud {
         let shown = self.show(&s, now);
         p.servers.push(s);
         p.dirty = true;
-        self.finish(&mut st);
         Ok(shown)
     }
 
     /// Marks what `pick` finds in the project as deleted now (a second delete keeps the
     /// first time); false when it finds nothing.
-    pub(super) fn mark_deleted(
+    pub(super) async fn mark_deleted(
         &self,
         project: &str,
         pick: impl FnOnce(&mut ProjectState) -> Option<&mut Option<Duration>>,
-    ) -> bool {
+    ) -> Result<bool, CloudError> {
         let now = self.clock.now();
-        let mut st = lock(&self.state);
-        let p = self.entry(&mut st, project);
-        let found = match pick(p) {
-            Some(deleted) => {
-                deleted.get_or_insert(now);
-                true
-            }
-            None => false,
-        };
-        self.entry(&mut st, project).dirty |= found;
-        self.finish(&mut st);
-        found
+        self.with_project(project, |p| {
+            let found = match pick(p) {
+                Some(deleted) => {
+                    deleted.get_or_insert(now);
+                    true
+                }
+                None => false,
+            };
+            p.dirty |= found;
+            found
+        })
+        .await
     }
 
     pub(super) fn show(&self, s: &SimServer, now: Duration) -> Server {

@@ -116,10 +116,10 @@ async fn quotas_bite_with_novas_words() {
 #[tokio::test]
 async fn faults_switch_per_project() {
     let c = sim();
-    let mut p = c.project("p");
+    let mut p = c.project("p").await.unwrap();
     p.faults.server_error = true;
     p.faults.empty_listings = 1;
-    c.set_project("p", p);
+    c.set_project("p", p).await.unwrap();
     c.create_server("p", &spec("a", "m1.small")).await.unwrap();
     c.create_server("q", &spec("a", "m1.small")).await.unwrap();
     c.clock().advance(Duration::from_secs(10));
@@ -132,23 +132,23 @@ async fn faults_switch_per_project() {
         c.servers("q").await.unwrap()[0].status,
         ServerStatus::Active
     );
-    let mut p = c.project("p");
+    let mut p = c.project("p").await.unwrap();
     p.faults = Faults {
         quota_exhausted: true,
         ..Faults::default()
     };
-    c.set_project("p", p);
+    c.set_project("p", p).await.unwrap();
     let e = c
         .create_server("p", &spec("b", "m1.small"))
         .await
         .unwrap_err();
     assert!(e.0.starts_with("Quota exceeded for instances"), "{e}");
-    let mut p = c.project("p");
+    let mut p = c.project("p").await.unwrap();
     p.faults = Faults {
         api_timeout: true,
         ..Faults::default()
     };
-    c.set_project("p", p);
+    c.set_project("p", p).await.unwrap();
     let hung = tokio::time::timeout(Duration::from_millis(50), c.servers("p")).await;
     assert!(hung.is_err(), "the call hangs");
 }

@@ -1,0 +1,36 @@
+//! `GET /healthz` (the process answers) and `GET /readyz` (its database and Keystone
+//! answer: 200, else 503 naming what is down), for load balancers and Kubernetes probes.
+
+use axum::{extract::State, http::StatusCode};
+
+use super::ApiState;
+
+/// `GET /healthz`: alive.
+pub async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// `GET /readyz`: 200 "ready" when the database (reached and migrated) and Keystone answer
+/// within two seconds each; 503 "not ready: …" otherwise.
+pub async fn readyz(State(st): State<ApiState>) -> (StatusCode, String) {
+    let limit = std::time::Duration::from_secs(2);
+    let (db, ks) = tokio::join!(
+        tokio::time::timeout(limit, st.store.ping()),
+        tokio::time::timeout(limit, st.validator.keystone_reachable()),
+    );
+    let mut down = Vec::new();
+    if !matches!(db, Ok(Ok(()))) {
+        down.push("the database is unreachable");
+    }
+    if !matches!(ks, Ok(Ok(()))) {
+        down.push("Keystone is unreachable");
+    }
+    if down.is_empty() {
+        (StatusCode::OK, "ready".into())
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {}", down.join("; ")),
+        )
+    }
+}

@@ -2,6 +2,8 @@
 //! real local Keystone (`MC_TEST_KEYSTONE_URL`, started by scripts/test).
 #![allow(dead_code)]
 
+pub mod cluster;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -263,8 +263,11 @@ pub async fn dashboard_dies() -> Resumed {
 /// What [`postgres_restarts`] measured.
 #[derive(Debug)]
 pub struct Recovered {
-    /// PostgreSQL stopped → both tiers ready again (after it was started again).
+    /// PostgreSQL stopped → both tiers ready again (after it was started again): includes
+    /// noticing the outage, the writes refused meanwhile and PostgreSQL's own restart.
     pub ready_again: Duration,
+    /// PostgreSQL accepting connections again → both tiers ready.
+    pub ready_after_start: Duration,
     /// Writes the controller acknowledged (201) before, during and after.
     pub acknowledged: usize,
 }
@@ -316,10 +319,11 @@ pub async fn postgres_restarts() -> Recovered {
         }
     }
     pg.restart();
+    let up = Instant::now();
     for p in [&ctl, &dash] {
         cluster::wait_ok(&format!("http://{}/readyz", p.addr), 30, Some(p)).await;
     }
-    let recovered = down.elapsed();
+    let (recovered, after_start) = (down.elapsed(), up.elapsed());
     assert_eq!(create(&ctl_url, token, "after", 0).await, 201);
     acknowledged.push("after".into());
     let listed = get_json(&format!("{ctl_url}/api/v1/clusters"), token).await;
@@ -354,6 +358,7 @@ pub async fn postgres_restarts() -> Recovered {
     let _ = std::fs::remove_dir_all(dir);
     Recovered {
         ready_again: recovered,
+        ready_after_start: after_start,
         acknowledged: acknowledged.len(),
     }
 }

@@ -39,7 +39,11 @@ pub async fn create(
         .into_iter()
         .map(|o| o.kluster)
         .collect();
-    let k = admit(request, &others, &st.settings, &who.account)?;
+    let mut k = admit(request, &others, &st.settings, &who.account)?;
+    k.metadata = Some(kluster::KlusterMetadata {
+        uid: crate::store::new_uid(),
+        creation_timestamp: crate::store::now_text(false),
+    });
     let ca = KlusterCa::generate(&k.name, &who.account).map_err(internal)?;
     let ca = CaRecord {
         key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
@@ -120,10 +124,12 @@ pub async fn terminate(
         return Err(ApiError::not_found(&name));
     }
     // The phase change is the API's, so the event is too (deorbit reports the rest).
+    let uid = stored.kluster.metadata.as_ref().map(|m| m.uid.as_str());
     st.store
-        .record_event(
+        .record_event_counted(
             &who.account,
             &name,
+            uid,
             kluster::EventType::Normal,
             &kluster::EventReason::Terminating,
             &format!("Kluster {name} is terminating"),
@@ -145,8 +151,9 @@ pub async fn events(
     Path(name): Path<String>,
 ) -> Result<Json<Vec<kluster::Event>>, ApiError> {
     let who = caller.allow(&st, "GetClusterEvents")?;
-    find(&st, &who.account, &name).await?;
-    Ok(Json(st.store.events(&who.account, &name).await?))
+    let k = find(&st, &who.account, &name).await?.kluster;
+    let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
+    Ok(Json(st.store.events(&who.account, &name, uid).await?))
 }
 
 /// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command.

@@ -182,13 +182,12 @@ pub async fn reconcile(
                     info.running -= 1;
                 }
                 let message = format!("Successfully deleted node {}", r.name);
-                ctx.normal(&name, EventReason::SuccessfulDeleteNode, &message)
+                ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
                     .await?;
             }
             Err(e) => {
                 let message = format!("Failed to delete node {}: {e}", r.name);
-                ctx.warn(&name, EventReason::FailedDeleteNode, &message)
-                    .await?;
+                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
             }
         }
     }
@@ -210,14 +209,13 @@ pub async fn reconcile(
                     out.created += 1;
                     pools[i].running += 1;
                     let message = format!("Successfully created node {}", server.name);
-                    ctx.normal(&name, EventReason::SuccessfulCreateNode, &message)
+                    ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
                         .await?;
                 }
                 Err(e) => {
                     // The same error would repeat for the rest of the pool: stop here.
                     let message = format!("Failed to create node: {e}");
-                    ctx.warn(&name, EventReason::FailedCreateNode, &message)
-                        .await?;
+                    ctx.warn(k, EventReason::FailedCreateNode, &message).await?;
                     break;
                 }
             }

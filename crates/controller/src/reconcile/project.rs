@@ -187,7 +187,7 @@ impl Ctx<'_> {
             }
             (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
                 let message = "The cloud did not answer; retrying";
-                self.warn(name, EventReason::CloudUnavailable, message)
+                self.warn(before, EventReason::CloudUnavailable, message)
                     .await?;
             }
             _ => {}

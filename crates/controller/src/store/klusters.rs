@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::{now_text, CaRecord, Observed, Store, StoreError, StoredKluster};
 
-const COLUMNS: &str = "body, creator, termination_protected";
+const COLUMNS: &str = "body, creator, termination_protected, uid, created_at";
 
 impl Store {
     /// The project's klusters, by name.
@@ -47,12 +47,18 @@ impl Store {
         ca: &CaRecord,
     ) -> Result<(), StoreError> {
         self.check_ready()?;
-        let body =
-            serde_json::to_string(&k.kluster).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let body = body_of(&k.kluster)?;
+        let meta = k.kluster.metadata.clone().unwrap_or_default();
+        let uid = Some(meta.uid)
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(new_uid);
+        let created = Some(meta.creation_timestamp)
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| now_text(false));
         let mut tx = self.pool.begin().await?;
         let res = sqlx::query(
-            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at, uid)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(project)
         .bind(&k.kluster.name)
@@ -60,7 +66,8 @@ impl Store {
         .bind(k.kluster.status.phase.as_str())
         .bind(&k.creator)
         .bind(i64::from(k.termination_protected))
-        .bind(now_text(false))
+        .bind(created)
+        .bind(uid)
         .execute(&mut *tx)
         .await;
         match res {
@@ -88,7 +95,7 @@ impl Store {
     /// Replaces a kluster's body (spec and status); false when it does not exist.
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
         self.check_ready()?;
-        let body = serde_json::to_string(k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let body = body_of(k)?;
         let res = sqlx::query(UPDATE_BODY)
             .bind(body)
             .bind(k.status.phase.as_str())
@@ -134,7 +141,7 @@ impl Store {
         if let Err(e) = change(&mut k) {
             return Ok(Some(Err(e)));
         }
-        let body = serde_json::to_string(&k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let body = body_of(&k)?;
         sqlx::query(UPDATE_BODY)
             .bind(body)
             .bind(k.status.phase.as_str())
@@ -153,7 +160,7 @@ impl Store {
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS}, project_id, created_at, phase_since FROM klusters ORDER BY project_id, name"
+            "SELECT {COLUMNS}, project_id, phase_since FROM klusters ORDER BY project_id, name"
         ))
         .fetch_all(&self.pool)
         .await?;
@@ -166,10 +173,10 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let created: String = r.try_get(4)?;
-                let phase_since: String = r.try_get(5)?;
+                let phase_since: String = r.try_get(6)?;
                 let age = since(&created)?;
                 Ok(Observed {
-                    project: r.try_get(3)?,
+                    project: r.try_get(5)?,
                     stored: decode(r)?,
                     in_phase: if phase_since.is_empty() {
                         age
@@ -228,14 +235,45 @@ const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
         phase = $2
      WHERE project_id = $4 AND name = $5";
 
-/// A kluster from the [`COLUMNS`] of a row.
+/// A kluster's stored body: spec and status (its metadata lives in columns).
+fn body_of(k: &Kluster) -> Result<String, StoreError> {
+    let mut bare = k.clone();
+    bare.metadata = None;
+    serde_json::to_string(&bare).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// A new kluster uid: a random (version 4) UUID.
+pub(crate) fn new_uid() -> String {
+    use rand_core::RngCore;
+    let mut b = [0u8; 16];
+    rand_core::OsRng.fill_bytes(&mut b);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// A kluster from the [`COLUMNS`] of a row, its metadata from the columns.
 fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
     let body: String = row.try_get(0)?;
-    let kluster = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut kluster: Kluster =
+        serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let termination_protected = row.try_get::<i64, _>(2)? != 0;
+    kluster.metadata = Some(kluster::KlusterMetadata {
+        uid: row.try_get(3)?,
+        creation_timestamp: row.try_get(4)?,
+    });
     Ok(StoredKluster {
         kluster,
         creator: row.try_get(1)?,
-        termination_protected: row.try_get::<i64, _>(2)? != 0,
+        termination_protected,
     })
 }
 

@@ -27,6 +27,7 @@ use sqlx::AnyPool;
 use sqlx::Executor;
 
 pub use cas::CaRecord;
+pub(crate) use klusters::new_uid;
 pub use schema::SCHEMA_VERSION;
 
 /// Where the controller's data lives.

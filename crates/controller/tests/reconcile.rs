@@ -294,6 +294,9 @@ impl Cloud for Dying {
     ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
         self.inner.metadata(p)
     }
+    fn images<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        self.inner.images(p)
+    }
     fn quota<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
         self.inner.quota(p)
     }

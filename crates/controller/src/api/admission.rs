@@ -8,13 +8,21 @@ use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
 use super::{ApiError, ApiSettings};
 
 /// The kluster to store for create request `k` in `project`, whose klusters are `others`;
-/// or the refusal (422 for a bad request or version, 409 for a name or range clash).
+/// or the refusal (422 for a bad request or version, 409 for a name or range clash):
+/// [`prepare`], then [`place`].
+#[cfg(test)]
 pub fn admit(
-    mut k: Kluster,
+    k: Kluster,
     others: &[Kluster],
     settings: &ApiSettings,
     project: &str,
 ) -> Result<Kluster, ApiError> {
+    place(prepare(k, settings)?, others, settings, project)
+}
+
+/// Create request `k` validated, with Kubernikus's defaults and an available version; its
+/// pod range stays unset (`None`) when the request gave none, for [`place`] to pick.
+pub fn prepare(mut k: Kluster, settings: &ApiSettings) -> Result<Kluster, ApiError> {
     kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
     let pod_range_given = k
         .spec
@@ -22,6 +30,9 @@ pub fn admit(
         .as_deref()
         .is_some_and(|c| !c.is_empty());
     kluster::defaults::fill(&mut k, &settings.default_version);
+    if !pod_range_given && !k.spec.no_cloud {
+        k.spec.cluster_cidr = None;
+    }
     if !settings.available_versions.is_empty()
         && !settings.available_versions.contains(&k.spec.version)
     {
@@ -31,13 +42,25 @@ pub fn admit(
             settings.available_versions.join(", ")
         )));
     }
+    Ok(k)
+}
+
+/// Prepared kluster `k` placed among the project's klusters `others`: its name must be
+/// free, it gets the next free default pod range on its router when it has none, its
+/// ranges must not clash; then its status is Pending.
+pub fn place(
+    mut k: Kluster,
+    others: &[Kluster],
+    settings: &ApiSettings,
+    project: &str,
+) -> Result<Kluster, ApiError> {
     if others.iter().any(|o| o.name == k.name) {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             format!("A kluster named {:?} already exists", k.name),
         ));
     }
-    if !pod_range_given {
+    if k.spec.cluster_cidr.is_none() && !k.spec.no_cloud {
         // The default pod range is taken on this router: use the next free /16 of
         // 100.100.0.0–100.127.255.255, so that klusters created with defaults never clash.
         let free = (100..=127).map(|n| format!("100.{n}.0.0/16")).find(|c| {
@@ -45,9 +68,7 @@ pub fn admit(
             candidate.spec.cluster_cidr = Some(c.clone());
             cidr_conflict(&candidate, others, &settings.reserved_cidrs).is_none()
         });
-        if let Some(c) = free {
-            k.spec.cluster_cidr = Some(c);
-        }
+        k.spec.cluster_cidr = Some(free.unwrap_or_else(|| kluster::defaults::CLUSTER_CIDR.into()));
     }
     if let Some(m) = cidr_conflict(&k, others, &settings.reserved_cidrs) {
         return Err(ApiError::new(StatusCode::CONFLICT, m));

@@ -8,8 +8,8 @@ use axum::{
 };
 use kluster::{Kluster, KlusterPhase};
 
-use super::admission::admit;
-use super::{ApiError, ApiState, Caller};
+use super::catalog::{self, Catalog};
+use super::{admission, ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, StoredKluster};
 
@@ -31,7 +31,8 @@ pub async fn create(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Kluster>), ApiError> {
     let who = caller.allow(&st, "CreateCluster")?;
-    let request = parse(body)?;
+    let request = admission::prepare(parse(body)?, &st.settings)?;
+    catalog::check_new(&request, &Catalog::of(&st, &who.account).await?)?;
     let others: Vec<Kluster> = st
         .store
         .list(&who.account)
@@ -39,7 +40,7 @@ pub async fn create(
         .into_iter()
         .map(|o| o.kluster)
         .collect();
-    let mut k = admit(request, &others, &st.settings, &who.account)?;
+    let mut k = admission::place(request, &others, &st.settings, &who.account)?;
     k.metadata = Some(kluster::KlusterMetadata {
         uid: crate::store::new_uid(),
         creation_timestamp: crate::store::now_text(false),
@@ -83,12 +84,26 @@ pub async fn update(
 ) -> Result<Json<Kluster>, ApiError> {
     let who = caller.allow(&st, "UpdateCluster")?;
     let req = parse(body)?;
+    // Pools the update adds are checked against the cloud's catalog (read only then).
+    let current = find(&st, &who.account, &name).await?.kluster;
+    let adds_pools = req
+        .spec
+        .node_pools
+        .iter()
+        .any(|p| !current.spec.node_pools.iter().any(|o| o.name == p.name));
+    let catalog = match adds_pools {
+        true => Some(Catalog::of(&st, &who.account).await?),
+        false => None,
+    };
     // Only the spec changes; the status stays the reconcilers' (read and written at once).
     let changed = st
         .store
         .modify(&who.account, &name, |cur| {
             let next = kluster::update::apply(cur, &req, cur.status.phase)
                 .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+            if let Some(c) = &catalog {
+                catalog::check_added_pools(cur, &next, c)?;
+            }
             cur.spec = next.spec;
             Ok(())
         })

@@ -4,6 +4,7 @@
 mod admin;
 mod admission;
 mod caller;
+mod catalog;
 mod clusters;
 mod error;
 mod events;

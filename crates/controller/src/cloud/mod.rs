@@ -108,6 +108,9 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
     ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>>;
 
+    /// Names of the images servers of `project` can boot.
+    fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>>;
+
     /// The project's compute quota and use.
     fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>>;
 

@@ -168,6 +168,13 @@ impl Cloud for SimCloud {
         })
     }
 
+    fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        Box::pin(async move {
+            self.gate(project).await?;
+            Ok(IMAGES.iter().map(|i| i.to_string()).collect())
+        })
+    }
+
     fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;

@@ -1,5 +1,6 @@
 //! Extension (Mission Control's controller; not in the Kubernikus API): what the controller
-//! keeps about a kluster beside its spec and status — its identity and when it was made.
+//! keeps about a kluster beside its spec and status — its identity, when it was made and
+//! the version of what clients write (optimistic concurrency).
 //! A real Kubernikus sends no `metadata`; clients treat its absence as "not supported".
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,11 @@ pub struct KlusterMetadata {
     /// When the kluster was created (RFC 3339, UTC).
     #[serde(default, rename = "creationTimestamp")]
     pub creation_timestamp: String,
+    /// Grows with every change of the spec (and of the termination protection); also
+    /// the answers' `ETag` (quoted). A `PUT` with `If-Match` of an older one is refused
+    /// (412) instead of overwriting what someone else changed meanwhile.
+    #[serde(default, rename = "resourceVersion")]
+    pub resource_version: String,
 }
 
 #[cfg(test)]

@@ -1,12 +1,14 @@
-//! Klusters: list, read, insert (with their CA), update, change in a transaction, remove.
+//! Klusters: list, read, update, change in a transaction (the resource version grows with
+//! every change of the spec), remove. Adding them: [`super::create`].
 
 use kluster::Kluster;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{now_text, CaRecord, Observed, Store, StoreError, StoredKluster};
+use super::{now_text, Observed, Store, StoreError, StoredKluster};
 
-const COLUMNS: &str = "body, creator, termination_protected, uid, created_at";
+pub(super) const COLUMNS: &str =
+    "body, creator, termination_protected, uid, created_at, resource_version";
 
 impl Store {
     /// The project's klusters, by name.
@@ -38,61 +40,8 @@ impl Store {
         row.as_ref().map(decode).transpose()
     }
 
-    /// Adds a kluster and its CA in one transaction; [`StoreError::Conflict`] when the name
-    /// is taken in the project.
-    pub async fn insert(
-        &self,
-        project: &str,
-        k: &StoredKluster,
-        ca: &CaRecord,
-    ) -> Result<(), StoreError> {
-        self.check_ready()?;
-        let body = body_of(&k.kluster)?;
-        let meta = k.kluster.metadata.clone().unwrap_or_default();
-        let uid = Some(meta.uid)
-            .filter(|u| !u.is_empty())
-            .unwrap_or_else(new_uid);
-        let created = Some(meta.creation_timestamp)
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| now_text(false));
-        let mut tx = self.pool.begin().await?;
-        let res = sqlx::query(
-            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at, uid)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(project)
-        .bind(&k.kluster.name)
-        .bind(body)
-        .bind(k.kluster.status.phase.as_str())
-        .bind(&k.creator)
-        .bind(i64::from(k.termination_protected))
-        .bind(created)
-        .bind(uid)
-        .execute(&mut *tx)
-        .await;
-        match res {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                return Err(StoreError::Conflict)
-            }
-            Err(e) => return Err(e.into()),
-            Ok(_) => {}
-        }
-        sqlx::query(
-            "INSERT INTO kluster_cas (project_id, name, cert_pem, key_sealed) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (project_id, name) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed",
-        )
-        .bind(project)
-        .bind(&k.kluster.name)
-        .bind(&ca.cert_pem)
-        .bind(&ca.key_sealed)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        self.kluster_changed(project, &k.kluster.name).await;
-        Ok(())
-    }
-
-    /// Replaces a kluster's body (spec and status); false when it does not exist.
+    /// Replaces a kluster's body (spec and status; its resource version grows); false when
+    /// it does not exist.
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
         self.check_ready()?;
         let body = body_of(k)?;
@@ -102,6 +51,7 @@ impl Store {
             .bind(now_text(true))
             .bind(project)
             .bind(&k.name)
+            .bind(1i64)
             .execute(&self.pool)
             .await?;
         self.kluster_changed(project, &k.name).await;
@@ -138,9 +88,11 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         let mut k = decode(&row)?.kluster;
+        let before = k.spec.clone();
         if let Err(e) = change(&mut k) {
             return Ok(Some(Err(e)));
         }
+        let bump = i64::from(k.spec != before);
         let body = body_of(&k)?;
         sqlx::query(UPDATE_BODY)
             .bind(body)
@@ -148,8 +100,13 @@ impl Store {
             .bind(now_text(true))
             .bind(project)
             .bind(name)
+            .bind(bump)
             .execute(&mut *tx)
             .await?;
+        if let Some(m) = k.metadata.as_mut() {
+            let version = m.resource_version.parse::<i64>().unwrap_or(0) + bump;
+            m.resource_version = version.to_string();
+        }
         tx.commit().await?;
         self.kluster_changed(project, name).await;
         Ok(Some(Ok(k)))
@@ -173,10 +130,10 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let created: String = r.try_get(4)?;
-                let phase_since: String = r.try_get(6)?;
+                let phase_since: String = r.try_get(7)?;
                 let age = since(&created)?;
                 Ok(Observed {
-                    project: r.try_get(5)?,
+                    project: r.try_get(6)?,
                     stored: decode(r)?,
                     in_phase: if phase_since.is_empty() {
                         age
@@ -229,21 +186,23 @@ impl Store {
 }
 
 /// Replaces body and phase; `phase_since` moves only when the phase changes (SET
-/// expressions read the old row). Binds: body, phase, now, project, name.
+/// expressions read the old row); the resource version grows by the bump (1 when the spec
+/// changed, else 0). Binds: body, phase, now, project, name, bump.
 const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
         phase_since = CASE WHEN phase <> $2 THEN $3 ELSE phase_since END,
-        phase = $2
+        phase = $2,
+        resource_version = resource_version + $6
      WHERE project_id = $4 AND name = $5";
 
 /// A kluster's stored body: spec and status (its metadata lives in columns).
-fn body_of(k: &Kluster) -> Result<String, StoreError> {
+pub(super) fn body_of(k: &Kluster) -> Result<String, StoreError> {
     let mut bare = k.clone();
     bare.metadata = None;
     serde_json::to_string(&bare).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// A new kluster uid: a random (version 4) UUID.
-pub(crate) fn new_uid() -> String {
+pub fn new_uid() -> String {
     use rand_core::RngCore;
     let mut b = [0u8; 16];
     rand_core::OsRng.fill_bytes(&mut b);
@@ -261,7 +220,7 @@ pub(crate) fn new_uid() -> String {
 }
 
 /// A kluster from the [`COLUMNS`] of a row, its metadata from the columns.
-fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
+pub(super) fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
     let body: String = row.try_get(0)?;
     let mut kluster: Kluster =
         serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -269,6 +228,7 @@ fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
     kluster.metadata = Some(kluster::KlusterMetadata {
         uid: row.try_get(3)?,
         creation_timestamp: row.try_get(4)?,
+        resource_version: row.try_get::<i64, _>(5)?.to_string(),
     });
     Ok(StoredKluster {
         kluster,

@@ -127,6 +127,15 @@ const MIGRATIONS: &[Migration] = &[
                AND k.created_at <= events.first_timestamp;
          CREATE INDEX events_by_time ON events (last_timestamp);",
     },
+    // 7: a version per kluster that grows with every change of its spec (optimistic
+    // concurrency: If-Match), and a row per project that creates lock first, so that two
+    // creates never pick the same default pod range.
+    Migration {
+        sqlite: "ALTER TABLE klusters ADD COLUMN resource_version INTEGER NOT NULL DEFAULT 1;
+         CREATE TABLE kluster_creates (project_id TEXT PRIMARY KEY, creates INTEGER NOT NULL DEFAULT 0);",
+        postgres: "ALTER TABLE klusters ADD COLUMN resource_version BIGINT NOT NULL DEFAULT 1;
+         CREATE TABLE kluster_creates (project_id TEXT PRIMARY KEY, creates BIGINT NOT NULL DEFAULT 0);",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

@@ -117,6 +117,19 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
     /// Every server of the project.
     fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>>;
 
+    /// One server by id (Nova's `GET /servers/{id}`); `None` when it is gone. The default
+    /// looks it up in the listing, for providers without a lookup of their own.
+    fn server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        Box::pin(async move {
+            let all = self.servers(project).await?;
+            Ok(all.into_iter().find(|s| s.id == id))
+        })
+    }
+
     /// Boots a server; fails with the cloud's words (e.g. quota exceeded).
     fn create_server<'a>(
         &'a self,

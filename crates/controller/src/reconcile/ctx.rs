@@ -93,6 +93,10 @@ pub struct Outcome {
     pub deleted: usize,
     /// Ids of servers deleted as broken (flight).
     pub grounded: BTreeSet<String>,
+    /// Ids of servers created (launch).
+    pub launched: Vec<String>,
+    /// Ids of servers deleted by a scale-down (launch).
+    pub dropped: BTreeSet<String>,
     /// Nothing is left of the kluster: it can be removed (deorbit).
     pub removed: bool,
 }
@@ -103,6 +107,8 @@ impl Outcome {
         self.created += other.created;
         self.deleted += other.deleted;
         self.grounded.extend(other.grounded);
+        self.launched.extend(other.launched);
+        self.dropped.extend(other.dropped);
         self.removed |= other.removed;
     }
 }

@@ -178,6 +178,7 @@ pub async fn reconcile(
         {
             Ok(()) => {
                 out.deleted += 1;
+                out.dropped.insert(r.id.clone());
                 if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
                     info.running -= 1;
                 }
@@ -207,6 +208,7 @@ pub async fn reconcile(
             {
                 Ok(server) => {
                     out.created += 1;
+                    out.launched.push(server.id.clone());
                     pools[i].running += 1;
                     let message = format!("Successfully created node {}", server.name);
                     ctx.normal(k, EventReason::SuccessfulCreateNode, &message)

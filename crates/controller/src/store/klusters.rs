@@ -117,7 +117,7 @@ impl Store {
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS}, project_id, phase_since FROM klusters ORDER BY project_id, name"
+            "SELECT {COLUMNS}, project_id, phase_since, server_ids FROM klusters ORDER BY project_id, name"
         ))
         .fetch_all(&self.pool)
         .await?;
@@ -131,6 +131,7 @@ impl Store {
             .map(|r| {
                 let created: String = r.try_get(4)?;
                 let phase_since: String = r.try_get(7)?;
+                let servers: String = r.try_get(8)?;
                 let age = since(&created)?;
                 Ok(Observed {
                     project: r.try_get(6)?,
@@ -141,9 +142,32 @@ impl Store {
                         since(&phase_since)?
                     },
                     age,
+                    servers: servers
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect(),
                 })
             })
             .collect()
+    }
+
+    /// Records the ids of kluster `name`'s servers (the reconciler's memory of what exists;
+    /// not a change of the kluster: nobody is notified).
+    pub async fn record_servers(
+        &self,
+        project: &str,
+        name: &str,
+        ids: &[String],
+    ) -> Result<(), StoreError> {
+        self.check_ready()?;
+        sqlx::query("UPDATE klusters SET server_ids = $1 WHERE project_id = $2 AND name = $3")
+            .bind(ids.join(","))
+            .bind(project)
+            .bind(name)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Removes a kluster and its CA; its events stay.

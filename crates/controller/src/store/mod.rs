@@ -167,6 +167,8 @@ pub struct Observed {
     pub in_phase: std::time::Duration,
     /// Time since it was created.
     pub age: std::time::Duration,
+    /// Ids of its servers as the reconciler last recorded them ([`Store::record_servers`]).
+    pub servers: Vec<String>,
 }
 
 /// The controller's database.

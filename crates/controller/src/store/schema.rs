@@ -136,6 +136,12 @@ const MIGRATIONS: &[Migration] = &[
         postgres: "ALTER TABLE klusters ADD COLUMN resource_version BIGINT NOT NULL DEFAULT 1;
          CREATE TABLE kluster_creates (project_id TEXT PRIMARY KEY, creates BIGINT NOT NULL DEFAULT 0);",
     },
+    // 8: the ids of a kluster's servers as the reconciler last knew them, so that a server
+    // listing lacking some is checked server by server before anything acts on it.
+    Migration {
+        sqlite: "ALTER TABLE klusters ADD COLUMN server_ids TEXT NOT NULL DEFAULT '';",
+        postgres: "ALTER TABLE klusters ADD COLUMN server_ids TEXT NOT NULL DEFAULT '';",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

@@ -204,6 +204,25 @@ impl Cloud for SimCloud {
         })
     }
 
+    fn server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        Box::pin(async move {
+            self.gate(project).await?;
+            let now = self.clock.now();
+            self.with_project(project, |p| {
+                self.settle(p, now);
+                p.servers
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| self.show(s, now))
+            })
+            .await
+        })
+    }
+
     fn create_server<'a>(
         &'a self,
         project: &'a str,

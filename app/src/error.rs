@@ -41,6 +41,10 @@ pub enum AppError {
     /// Form fields break the API's rules; each error names its field (a JSON path).
     #[error("Please correct the marked fields.")]
     Invalid(Vec<kluster::FieldError>),
+    /// Someone else changed the kluster since the page showed it (the controller's 412 to
+    /// an `If-Match` of the version shown); nothing was changed.
+    #[error("{msg}", msg = STALE)]
+    Stale,
     /// An unexpected fault on the server; details are in the server log only.
     #[error("Something went wrong on our side. Please try again.")]
     Internal,
@@ -48,6 +52,9 @@ pub enum AppError {
     #[error("Could not reach the Mission Control server. Check your connection and try again.")]
     Transport,
 }
+
+/// What the user reads when their change met a kluster someone else changed meanwhile.
+pub const STALE: &str = "Someone else changed this kluster since the page showed it, so your change was not made. The page shows its current state now: check it and make your change again if it is still needed.";
 
 impl AppError {
     /// The message for one field (`Invalid` only).
@@ -75,6 +82,7 @@ impl AppError {
             AppError::BadInput(_) => "bad_input",
             AppError::Invalid(_) => "invalid",
             AppError::Internal => "internal",
+            AppError::Stale => "stale",
             AppError::Transport => "transport",
         }
     }
@@ -91,6 +99,7 @@ impl AppError {
                 "The identity service (Keystone) cannot be reached right now. Please try again in a moment."
             }
             "bad_input" => "Please fill in every field.",
+            "stale" => STALE,
             "internal" => "Something went wrong on our side. Please try again.",
             "signed_out" => "You have signed out.",
             "invalid" => {
@@ -114,6 +123,7 @@ impl AppError {
             AppError::NotFound(_) => 404,
             AppError::BadInput(_) => 400,
             AppError::Invalid(_) => 422,
+            AppError::Stale => 412,
             AppError::Internal | AppError::Transport => 500,
         }
     }
@@ -146,6 +156,7 @@ mod tests {
             AppError::KeystoneUnavailable,
             AppError::NotSignedIn,
             AppError::Internal,
+            AppError::Stale,
         ] {
             assert_eq!(
                 AppError::message_for_code(e.code()),

@@ -12,7 +12,7 @@ use crate::components::form_failure::ReturnedError;
 use crate::components::kluster_detail::{
     delete::DeleteSection, events::RecentEvents, heading::KlusterHeading, pools::pool_states,
     pools::PoolsSection, setup::SetupCommand, spec::facts, spec::Specification,
-    upgrade::UpgradeSection,
+    upgrade::UpgradeSection, ShownVersion,
 };
 use crate::components::signed_in::SignedIn;
 use crate::components::style::LINK;
@@ -81,6 +81,8 @@ fn Detail(name: String) -> impl IntoView {
 fn Body(d: KlusterDetail, actions: Actions) -> impl IntoView {
     let k = d.kluster;
     let name = k.name.clone();
+    let version = k.metadata.as_ref().map(|m| m.resource_version.clone());
+    provide_context(ShownVersion(version.unwrap_or_default()));
     let admin = d.is_admin;
     let facts = facts(&k, &d.ssh_fingerprint);
     let pools = pool_states(&k);

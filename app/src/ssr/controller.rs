@@ -49,9 +49,26 @@ impl ControllerClient {
         path: &str,
         body: Option<&impl serde::Serialize>,
     ) -> Result<(), AppError> {
+        self.write_if(method, token, path, body, None).await
+    }
+
+    /// [`Self::write`] only while the resource is still at resource version `version`
+    /// (`If-Match`; the controller answers 412 otherwise: [`AppError::Stale`]). `None` or
+    /// an empty version (a Kubernikus that keeps none) writes unconditionally.
+    pub async fn write_if(
+        &self,
+        method: reqwest::Method,
+        token: &keystone::TokenSecret,
+        path: &str,
+        body: Option<&impl serde::Serialize>,
+        version: Option<&str>,
+    ) -> Result<(), AppError> {
         let mut req = self.http.request(method, format!("{}{path}", self.base));
         if let Some(b) = body {
             req = req.json(b);
+        }
+        if let Some(v) = version.filter(|v| !v.is_empty()) {
+            req = req.header("if-match", if_match(v)?);
         }
         self.send(req, token, path).await.map(drop)
     }
@@ -95,6 +112,7 @@ impl ControllerClient {
                 None => AppError::BadInput(message),
             },
             409 => AppError::BadInput(message),
+            412 => AppError::Stale,
             s if s >= 500 => AppError::ControllerUnavailable,
             _ => {
                 tracing::error!(
@@ -110,17 +128,41 @@ impl ControllerClient {
 }
 
 /// Reads kluster `path` as the user, lets `change` edit its spec, and writes it back with
-/// `PUT` (the controller applies its update rules and answers violations per field).
+/// `PUT` (the controller applies its update rules and answers violations per field). With
+/// `shown`, the resource version the user's page showed, the write goes through only while
+/// the kluster is still at it ([`AppError::Stale`] otherwise); without, the version just
+/// read guards the read-change-write against a change in between.
 pub async fn update_spec(
     c: &ControllerClient,
     token: &keystone::TokenSecret,
     path: &str,
+    shown: Option<&str>,
     change: impl FnOnce(&mut kluster::KlusterSpec) -> Result<(), AppError>,
 ) -> Result<(), AppError> {
     let mut k: kluster::Kluster = c.get(token, path).await?;
+    let read = k.metadata.as_ref().map(|m| m.resource_version.clone());
+    let version = shown.filter(|v| !v.is_empty()).map(str::to_string).or(read);
     change(&mut k.spec)?;
     k.status = Default::default();
-    c.write(reqwest::Method::PUT, token, path, Some(&k)).await
+    c.write_if(
+        reqwest::Method::PUT,
+        token,
+        path,
+        Some(&k),
+        version.as_deref(),
+    )
+    .await
+}
+
+/// The `If-Match` value for resource version `v` (digits only: what the controller hands
+/// out; anything else came from a tampered form).
+fn if_match(v: &str) -> Result<String, AppError> {
+    if v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(AppError::BadInput(
+            "The form's kluster version is not valid; reload the page and try again.".into(),
+        ));
+    }
+    Ok(format!("\"{v}\""))
 }
 
 /// Splits a 422 message of the form `field: message; field: message` (what the controller

@@ -100,6 +100,9 @@ struct Args {
     /// cloud call timeout).
     #[arg(long, env = "MC_CONTROLLER_PROJECT_BUDGET_SECONDS")]
     project_budget_seconds: Option<f64>,
+    /// Days events are kept after their last occurrence (then pruned).
+    #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS", default_value_t = 7)]
+    event_retention_days: u64,
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
@@ -137,6 +140,12 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if a.event_retention_days == 0 {
+        eprintln!("kubernikus-controller: --event-retention-days must be at least 1");
+        return ExitCode::from(2);
+    }
+    pace.event_retention = Duration::from_secs(24 * 3600)
+        .saturating_mul(u32::try_from(a.event_retention_days).unwrap_or(u32::MAX));
     if let Some(budget) = a
         .project_budget_seconds
         .and_then(|s| Duration::try_from_secs_f64(s).ok())

@@ -56,7 +56,12 @@ pub struct Pace {
     /// Time to live of the reconcile lease: when the reconciling replica dies, another
     /// takes over within about this long.
     pub lease_ttl: Duration,
+    /// Events whose last occurrence is older than this are deleted (default 7 days).
+    pub event_retention: Duration,
 }
+
+/// How long events are kept unless configured otherwise.
+pub const DEFAULT_EVENT_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
 impl Pace {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run
@@ -73,6 +78,29 @@ impl Pace {
             reconcile_concurrency: crate::reconcile::DEFAULT_CONCURRENCY,
             project_budget: crate::reconcile::default_budget(call_timeout),
             lease_ttl: crate::reconcile::DEFAULT_LEASE_TTL,
+            event_retention: DEFAULT_EVENT_RETENTION,
+        }
+    }
+}
+
+/// Deletes events older than `retention` now and then (every 1/24 of it, between 1 s and
+/// 1 h) until `shutdown` completes. Every replica may do it: it is one idempotent delete.
+async fn prune_events(
+    store: Store,
+    retention: Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    let every = (retention / 24).clamp(Duration::from_secs(1), Duration::from_secs(3600));
+    loop {
+        match store.prune_events(retention).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(events = n, "pruned events past their retention"),
+            Err(e) => tracing::warn!(error = %e, "pruning old events failed; retrying later"),
+        }
+        tokio::select! {
+            _ = &mut shutdown => return,
+            _ = tokio::time::sleep(every) => {}
         }
     }
 }
@@ -266,6 +294,11 @@ pub async fn start(
         lease: Arc::default(),
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
+    tokio::spawn(prune_events(
+        state.store.clone(),
+        config.pace.event_retention,
+        shutdown.signal(),
+    ));
     let (store, cloud) = (state.store.clone(), state.cloud.clone());
     let app = router(state);
     let task = tokio::spawn(async move {

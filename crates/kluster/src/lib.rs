@@ -6,14 +6,17 @@
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
 //! - [`defaults`]: the values Kubernikus fills in on create.
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
+//! - [`metadata`]: extension: a kluster's identity (uid) beside spec and status.
 
 pub mod defaults;
 pub mod event;
+pub mod metadata;
 pub mod model;
 pub mod net;
 pub mod update;
 pub mod validate;
 
 pub use event::{EventReason, EventType};
+pub use metadata::KlusterMetadata;
 pub use model::*;
 pub use validate::{FieldError, ValidationErrors};

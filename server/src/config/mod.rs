@@ -208,6 +208,16 @@ impl Config {
                         60 * positive("controller_creation_timeout_minutes", m)?,
                     );
                 }
+                if let Some(days) = s.controller_event_retention_days {
+                    let days = positive("controller_event_retention_days", days)?;
+                    pace.event_retention = u32::try_from(days)
+                        .ok()
+                        .and_then(|d| Duration::from_secs(24 * 3600).checked_mul(d))
+                        .ok_or(ConfigError::Invalid {
+                            key: "controller_event_retention_days",
+                            message: "is too large".into(),
+                        })?;
+                }
                 let limits = &mut pace.sim.limits;
                 let quota = |key, v: Option<u64>, default: i64| match v {
                     Some(v) => i64::try_from(v).map_err(|_| ConfigError::Invalid {
@@ -327,6 +337,31 @@ mod tests {
         let s = Settings::from_file(&path).unwrap();
         assert!(s.site_addr.is_some() && s.keystone_url.is_some());
         Config::resolve(s).unwrap();
+    }
+
+    #[test]
+    fn event_retention_is_a_week_unless_set_in_whole_days() {
+        let base = || Settings {
+            controller_url: Some("http://k".into()),
+            ..Default::default()
+        };
+        let day = Duration::from_secs(24 * 3600);
+        let c = Config::resolve(base()).unwrap();
+        assert_eq!(c.controller_pace.event_retention, 7 * day);
+        let s = Settings {
+            controller_event_retention_days: Some(2),
+            ..base()
+        };
+        assert_eq!(
+            Config::resolve(s).unwrap().controller_pace.event_retention,
+            2 * day
+        );
+        let s = Settings {
+            controller_event_retention_days: Some(0),
+            ..base()
+        };
+        let err = Config::resolve(s).unwrap_err().to_string();
+        assert!(err.starts_with("controller_event_retention_days:"), "{err}");
     }
 
     #[test]

@@ -123,6 +123,9 @@ pub struct Settings {
     /// Minutes a kluster may take to reach Running before it gets a Warning (default 30).
     #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
     pub controller_creation_timeout_minutes: Option<u64>,
+    /// Days the embedded controller keeps events after their last occurrence (default 7).
+    #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS")]
+    pub controller_event_retention_days: Option<u64>,
     /// Instance quota of each project in the simulated cloud (default 10).
     #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES")]
     pub controller_quota_instances: Option<u64>,
@@ -216,6 +219,7 @@ impl Settings {
             controller_service_project,
             controller_phase_seconds,
             controller_creation_timeout_minutes,
+            controller_event_retention_days,
             controller_quota_instances,
             controller_quota_cores,
             controller_quota_ram_mb,

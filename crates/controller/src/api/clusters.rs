@@ -3,13 +3,15 @@
 use axum::{
     body::Bytes,
     extract::{rejection::BytesRejection, Path, State},
-    http::StatusCode,
+    http::{HeaderMap, StatusCode},
+    response::Response,
     Json,
 };
 use kluster::{Kluster, KlusterPhase};
 
-use super::admission::admit;
-use super::{ApiError, ApiState, Caller};
+use super::catalog::{self, Catalog};
+use super::versions::{versioned, IfMatch};
+use super::{admission, ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, StoredKluster};
 
@@ -23,75 +25,98 @@ pub async fn list(
     Ok(Json(all.into_iter().map(|s| s.kluster).collect()))
 }
 
-/// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, name
-/// and CIDRs), then a CA and the stored kluster.
+/// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, the
+/// cloud's catalog, then name and CIDRs among the project's klusters, one create per
+/// project at a time), a CA and the stored kluster; 201 with its `ETag`.
 pub async fn create(
     State(st): State<ApiState>,
     caller: Caller,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<Kluster>), ApiError> {
+) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "CreateCluster")?;
-    let request = parse(body)?;
-    let others: Vec<Kluster> = st
-        .store
-        .list(&who.account)
-        .await?
-        .into_iter()
-        .map(|o| o.kluster)
-        .collect();
-    let k = admit(request, &others, &st.settings, &who.account)?;
-    let ca = KlusterCa::generate(&k.name, &who.account).map_err(internal)?;
+    let request = admission::prepare(parse(body)?, &st.settings)?;
+    catalog::check_new(&request, &Catalog::of(&st, &who.account).await?)?;
+    let ca = KlusterCa::generate(&request.name, &who.account).map_err(internal)?;
     let ca = CaRecord {
         key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
         cert_pem: ca.cert_pem,
     };
-    let stored = StoredKluster {
-        kluster: k,
-        creator: format!("{}/{}", who.name, who.domain),
-        termination_protected: false,
-    };
-    st.store.insert(&who.account, &stored, &ca).await?;
+    let creator = format!("{}/{}", who.name, who.domain);
+    let stored = st
+        .store
+        .create(&who.account, &ca, |others| {
+            Ok::<_, ApiError>(StoredKluster {
+                kluster: admission::place(request, others, &st.settings, &who.account)?,
+                creator,
+                termination_protected: false,
+            })
+        })
+        .await??;
     tracing::info!(
         kluster = stored.kluster.name,
         project = who.account,
         user = who.name,
         "kluster created"
     );
-    Ok((StatusCode::CREATED, Json(stored.kluster)))
+    Ok(versioned(StatusCode::CREATED, stored.kluster))
 }
 
-/// `GET /api/v1/clusters/{name}` (ShowCluster).
+/// `GET /api/v1/clusters/{name}` (ShowCluster), with its `ETag`.
 pub async fn show(
     State(st): State<ApiState>,
     caller: Caller,
     Path(name): Path<String>,
-) -> Result<Json<Kluster>, ApiError> {
+) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "ShowCluster")?;
-    Ok(Json(find(&st, &who.account, &name).await?.kluster))
+    let k = find(&st, &who.account, &name).await?.kluster;
+    Ok(versioned(StatusCode::OK, k))
 }
 
-/// `PUT /api/v1/clusters/{name}` (UpdateCluster): the Kubernikus update rules.
+/// `PUT /api/v1/clusters/{name}` (UpdateCluster): the Kubernikus update rules; with
+/// `If-Match`, only while the kluster is at a version it names (else 412). Answers the
+/// kluster with its new `ETag`.
 pub async fn update(
     State(st): State<ApiState>,
     caller: Caller,
     Path(name): Path<String>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Kluster>, ApiError> {
+) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "UpdateCluster")?;
     let req = parse(body)?;
-    // Only the spec changes; the status stays the reconcilers' (read and written at once).
+    let if_match = IfMatch::of(&headers);
+    // Pools the update adds are checked against the cloud's catalog (read only then).
+    let current = find(&st, &who.account, &name).await?.kluster;
+    let adds_pools = req
+        .spec
+        .node_pools
+        .iter()
+        .any(|p| !current.spec.node_pools.iter().any(|o| o.name == p.name));
+    let catalog = match adds_pools {
+        true => Some(Catalog::of(&st, &who.account).await?),
+        false => None,
+    };
+    // Only the spec changes; the status stays the reconcilers' (read and written at once,
+    // so the version compared is the one overwritten).
     let changed = st
         .store
         .modify(&who.account, &name, |cur| {
+            if let Some(m) = &if_match {
+                let version = cur.metadata.as_ref().map(|m| m.resource_version.as_str());
+                m.check(version.unwrap_or_default())?;
+            }
             let next = kluster::update::apply(cur, &req, cur.status.phase)
                 .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+            if let Some(c) = &catalog {
+                catalog::check_added_pools(cur, &next, c)?;
+            }
             cur.spec = next.spec;
             Ok(())
         })
         .await?;
     match changed {
         None => Err(ApiError::not_found(&name)),
-        Some(result) => result.map(Json),
+        Some(result) => result.map(|k| versioned(StatusCode::OK, k)),
     }
 }
 
@@ -120,10 +145,12 @@ pub async fn terminate(
         return Err(ApiError::not_found(&name));
     }
     // The phase change is the API's, so the event is too (deorbit reports the rest).
+    let uid = stored.kluster.metadata.as_ref().map(|m| m.uid.as_str());
     st.store
-        .record_event(
+        .record_event_counted(
             &who.account,
             &name,
+            uid,
             kluster::EventType::Normal,
             &kluster::EventReason::Terminating,
             &format!("Kluster {name} is terminating"),
@@ -145,8 +172,9 @@ pub async fn events(
     Path(name): Path<String>,
 ) -> Result<Json<Vec<kluster::Event>>, ApiError> {
     let who = caller.allow(&st, "GetClusterEvents")?;
-    find(&st, &who.account, &name).await?;
-    Ok(Json(st.store.events(&who.account, &name).await?))
+    let k = find(&st, &who.account, &name).await?.kluster;
+    let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
+    Ok(Json(st.store.events(&who.account, &name, uid).await?))
 }
 
 /// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command.

@@ -4,6 +4,7 @@
 mod admin;
 mod admission;
 mod caller;
+mod catalog;
 mod clusters;
 mod error;
 mod events;
@@ -12,6 +13,7 @@ mod hygiene;
 mod meta;
 mod quota;
 mod simulator;
+mod versions;
 
 use std::sync::Arc;
 
@@ -106,7 +108,8 @@ pub struct ApiState {
 pub const BODY_LIMIT: usize = 1 << 20;
 
 /// The API router with its layers: body limit, CORS as Kubernikus (`X-Auth-Token`,
-/// `Content-Type`, `Accept`), request id and access log (outermost).
+/// `Content-Type`, `Accept`; and `If-Match` in, `ETag` out), request id and access log
+/// (outermost).
 pub fn router(state: ApiState) -> Router {
     let origins: Vec<HeaderValue> = state
         .settings
@@ -121,8 +124,9 @@ pub fn router(state: ApiState) -> Router {
             HeaderName::from_static("x-auth-token"),
             header::CONTENT_TYPE,
             header::ACCEPT,
+            header::IF_MATCH,
         ])
-        .expose_headers([REQUEST_ID.clone()]);
+        .expose_headers([REQUEST_ID.clone(), header::ETAG]);
     Router::<ApiState>::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

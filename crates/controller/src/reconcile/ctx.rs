@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kluster::{EventReason, EventType, Router};
+use kluster::{EventReason, EventType, Kluster, Router};
 use tokio::time::Instant;
 
 use crate::cloud::{Cloud, CloudError, Resource, Server};
@@ -93,6 +93,10 @@ pub struct Outcome {
     pub deleted: usize,
     /// Ids of servers deleted as broken (flight).
     pub grounded: BTreeSet<String>,
+    /// Ids of servers created (launch).
+    pub launched: Vec<String>,
+    /// Ids of servers deleted by a scale-down (launch).
+    pub dropped: BTreeSet<String>,
     /// Nothing is left of the kluster: it can be removed (deorbit).
     pub removed: bool,
 }
@@ -103,6 +107,8 @@ impl Outcome {
         self.created += other.created;
         self.deleted += other.deleted;
         self.grounded.extend(other.grounded);
+        self.launched.extend(other.launched);
+        self.dropped.extend(other.dropped);
         self.removed |= other.removed;
     }
 }
@@ -152,20 +158,22 @@ impl Ctx<'_> {
         ))
     }
 
-    /// Records an event about kluster `k` (aggregated with identical ones) and logs its
-    /// first occurrence.
+    /// Records an event about kluster `k` (by its uid; aggregated with identical ones) and
+    /// logs its first occurrence.
     pub async fn event(
         &self,
-        k: &str,
+        k: &Kluster,
         kind: EventType,
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
         let project = self.project;
+        let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
         let (_, count) = self
             .store()
-            .record_event_counted(project, k, kind, &reason, message)
+            .record_event_counted(project, &k.name, uid, kind, &reason, message)
             .await?;
+        let k = k.name.as_str();
         let controller = controller_of(&reason);
         let reason = reason.as_str();
         if count > 1 {
@@ -189,7 +197,7 @@ impl Ctx<'_> {
     /// A Normal event.
     pub async fn normal(
         &self,
-        k: &str,
+        k: &Kluster,
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
@@ -199,7 +207,7 @@ impl Ctx<'_> {
     /// A Warning event.
     pub async fn warn(
         &self,
-        k: &str,
+        k: &Kluster,
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {

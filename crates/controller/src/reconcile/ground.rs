@@ -193,9 +193,9 @@ pub async fn reconcile(
             Step::SetPhase(p) => {
                 k.status.phase = p;
                 let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
-                ctx.normal(&name, EventReason::phase(p), &message).await?;
+                ctx.normal(k, EventReason::phase(p), &message).await?;
             }
-            Step::Warn { reason, message } => ctx.warn(&name, reason, &message).await?,
+            Step::Warn { reason, message } => ctx.warn(k, reason, &message).await?,
         }
     }
     Ok(Outcome::default())

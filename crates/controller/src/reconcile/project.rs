@@ -8,7 +8,7 @@ use tracing::Instrument;
 
 use super::ctx::{Ctx, Observed, Outcome, Seen};
 use super::{deorbit, flight, ground, launch};
-use crate::cloud::{CloudError, Server};
+use crate::cloud::{CloudError, Server, ServerStatus};
 use crate::store::{self, StoreError};
 
 /// What one pass did.
@@ -122,15 +122,22 @@ impl Ctx<'_> {
         }
     }
 
-    /// The project's servers; a listing that lacks servers the last pass recorded is
-    /// confirmed by listing again before anything acts on it.
+    /// The project's servers. A listing never stands alone for servers the store knows:
+    /// each recorded server it lacks is looked up by id and taken as the lookup shows it
+    /// (gone only when the lookup says so), however many listings in a row come back
+    /// short. A listing that still lacks servers a pool's status counted (klusters whose
+    /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
     async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
         let project = self.project;
         let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.call(self.cloud().servers(project)).await {
+            let listed = match self.call(self.cloud().servers(project)).await {
+                Ok(list) => self.complete(group, list).await,
+                Err(e) => Err(e),
+            };
+            match listed {
                 Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
                     tracing::warn!(
                         controller = "launch",
@@ -146,6 +153,68 @@ impl Ctx<'_> {
                 }
             }
         }
+    }
+
+    /// `list` with every recorded server of a launched kluster that it lacks, looked up one
+    /// by one (those the lookup does not find are gone).
+    async fn complete(
+        &self,
+        group: &[store::Observed],
+        mut list: Vec<Server>,
+    ) -> Result<Vec<Server>, CloudError> {
+        let missing: Vec<&String> = group
+            .iter()
+            .filter(|o| o.stored.kluster.status.phase != KlusterPhase::Pending)
+            .flat_map(|o| o.servers.iter())
+            .filter(|id| !list.iter().any(|s| &s.id == *id))
+            .collect();
+        let mut found = 0;
+        for id in &missing {
+            if let Some(s) = self.call(self.cloud().server(self.project, id)).await? {
+                found += 1;
+                list.push(s);
+            }
+        }
+        if found > 0 {
+            tracing::warn!(
+                controller = "launch",
+                project = self.project,
+                lacked = found,
+                "the server listing lacked servers that exist (looked up one by one); acting on them as they are"
+            );
+        }
+        Ok(list)
+    }
+
+    /// Records the ids of kluster `o`'s servers after this pass (listed or looked up, less
+    /// those deleted, plus those created) when they changed.
+    async fn record(
+        &self,
+        o: &store::Observed,
+        seen: &Seen,
+        out: &Outcome,
+    ) -> Result<(), StoreError> {
+        let Some(servers) = &seen.servers else {
+            return Ok(());
+        };
+        let name = &o.stored.kluster.name;
+        let mut ids: Vec<String> = servers
+            .iter()
+            .filter(|s| &s.kluster == name && s.status != ServerStatus::Deleting)
+            .map(|s| s.id.clone())
+            .filter(|id| !out.grounded.contains(id) && !out.dropped.contains(id))
+            .chain(out.launched.iter().cloned())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let mut known = o.servers.clone();
+        known.sort();
+        if ids != known {
+            self.store()
+                .record_servers(self.project, name, &ids)
+                .await?;
+        }
+        Ok(())
     }
 
     /// One kluster: the reconcilers in turn, then the write-back; `true` when its stored
@@ -187,10 +256,13 @@ impl Ctx<'_> {
             }
             (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
                 let message = "The cloud did not answer; retrying";
-                self.warn(name, EventReason::CloudUnavailable, message)
+                self.warn(before, EventReason::CloudUnavailable, message)
                     .await?;
             }
             _ => {}
+        }
+        if before.status.phase != KlusterPhase::Pending {
+            self.record(o, seen, &out).await?;
         }
         if k == *before {
             return Ok((out, false));

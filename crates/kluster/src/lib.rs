@@ -11,9 +11,11 @@ pub mod defaults;
 pub mod event;
 pub mod model;
 pub mod net;
+pub mod ops;
 pub mod update;
 pub mod validate;
 
 pub use event::{EventReason, EventType};
 pub use model::*;
+pub use ops::{Attention, AuditRecord, OpsEvent, ProjectQuota, SpecChange};
 pub use validate::{FieldError, ValidationErrors};

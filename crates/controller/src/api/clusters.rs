@@ -9,6 +9,7 @@ use axum::{
 use kluster::{Kluster, KlusterPhase};
 
 use super::admission::admit;
+use super::audit::{self, Origin};
 use super::{ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, StoredKluster};
@@ -28,6 +29,7 @@ pub async fn list(
 pub async fn create(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Kluster>), ApiError> {
     let who = caller.allow(&st, "CreateCluster")?;
@@ -39,7 +41,9 @@ pub async fn create(
         .into_iter()
         .map(|o| o.kluster)
         .collect();
-    let k = admit(request, &others, &st.settings, &who.account)?;
+    let mut k = admit(request, &others, &st.settings, &who.account)?;
+    k.created_by = format!("{}@{}", who.name, who.domain);
+    k.creation_timestamp = crate::store::audit_time(time::OffsetDateTime::now_utc());
     let ca = KlusterCa::generate(&k.name, &who.account).map_err(internal)?;
     let ca = CaRecord {
         key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
@@ -51,6 +55,8 @@ pub async fn create(
         termination_protected: false,
     };
     st.store.insert(&who.account, &stored, &ca).await?;
+    let changes = audit::diff(None, Some(&stored.kluster.spec));
+    audit::record(&st, &who, &origin, &stored.kluster.name, "create", changes).await;
     tracing::info!(
         kluster = stored.kluster.name,
         project = who.account,
@@ -74,31 +80,41 @@ pub async fn show(
 pub async fn update(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Kluster>, ApiError> {
     let who = caller.allow(&st, "UpdateCluster")?;
     let req = parse(body)?;
     // Only the spec changes; the status stays the reconcilers' (read and written at once).
+    let mut before = None;
     let changed = st
         .store
         .modify(&who.account, &name, |cur| {
             let next = kluster::update::apply(cur, &req, cur.status.phase)
                 .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+            before = Some(cur.spec.clone());
             cur.spec = next.spec;
-            Ok(())
+            Ok::<(), ApiError>(())
         })
         .await?;
-    match changed {
-        None => Err(ApiError::not_found(&name)),
-        Some(result) => result.map(Json),
+    let k = match changed {
+        None => return Err(ApiError::not_found(&name)),
+        Some(result) => result?,
+    };
+    let changes = audit::diff(before.as_ref(), Some(&k.spec));
+    if !changes.is_empty() {
+        let action = audit::classify(&changes);
+        audit::record(&st, &who, &origin, &name, action, changes).await;
     }
+    Ok(Json(k))
 }
 
 /// `DELETE /api/v1/clusters/{name}` (TerminateCluster): 202 and phase Terminating.
 pub async fn terminate(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let who = caller.allow(&st, "TerminateCluster")?;
@@ -109,9 +125,11 @@ pub async fn terminate(
             "Termination protection enabled",
         ));
     }
+    let mut phase_before = KlusterPhase::Terminating;
     let terminating = st
         .store
         .modify(&who.account, &name, |cur| {
+            phase_before = cur.status.phase;
             cur.status.phase = KlusterPhase::Terminating;
             Ok::<(), ApiError>(())
         })
@@ -119,6 +137,12 @@ pub async fn terminate(
     if terminating.is_none() {
         return Err(ApiError::not_found(&name));
     }
+    let change = kluster::SpecChange {
+        field: "status.phase".into(),
+        before: format!("{:?}", phase_before.as_str()),
+        after: format!("{:?}", KlusterPhase::Terminating.as_str()),
+    };
+    audit::record(&st, &who, &origin, &name, "delete", vec![change]).await;
     // The phase change is the API's, so the event is too (deorbit reports the rest).
     st.store
         .record_event(
@@ -129,6 +153,10 @@ pub async fn terminate(
             &format!("Kluster {name} is terminating"),
         )
         .await?;
+    st.metrics.event(
+        kluster::EventReason::Terminating.as_str(),
+        kluster::EventType::Normal.as_str(),
+    );
     tracing::info!(
         kluster = name,
         project = who.account,
@@ -172,12 +200,14 @@ pub async fn info(
 pub async fn credentials(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::Credentials>, ApiError> {
     let who = caller.allow(&st, "GetClusterCredentials")?;
     let user = format!("{}@{}", who.name, who.domain);
     let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
     let (_, kubeconfig, _) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
+    audit::record(&st, &who, &origin, &name, "credentials", Vec::new()).await;
     tracing::info!(
         kluster = name,
         project = who.account,

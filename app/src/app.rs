@@ -8,7 +8,13 @@ use leptos_router::{
 };
 
 use crate::pages::{
-    create::CreatePage, detail::DetailPage, home::HomePage, login::LoginPage, not_found::NotFound,
+    audit::AuditPage,
+    create::CreatePage,
+    detail::DetailPage,
+    home::HomePage,
+    login::LoginPage,
+    not_found::NotFound,
+    ops::{OpsPage, OpsTimelinePage},
     timeline::TimelinePage,
 };
 
@@ -58,6 +64,9 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/new") view=CreatePage ssr=SsrMode::Async/>
                 <Route path=path!("/timeline") view=TimelinePage ssr=SsrMode::Async/>
+                <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
+                <Route path=path!("/ops") view=OpsPage ssr=SsrMode::Async/>
+                <Route path=path!("/ops/timeline") view=OpsTimelinePage ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/:name") view=DetailPage ssr=SsrMode::Async/>
             </Routes>
         </Router>

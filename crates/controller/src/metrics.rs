@@ -94,12 +94,19 @@ impl HttpMetrics {
     }
 }
 
-/// The route template of a request (`/api/v1/clusters/{name}`), never its raw path, so a
-/// stranger cannot grow the label set; `unmatched` when no route matched.
+/// The route template of a request (`/api/v1/clusters/:name`), never its raw path, so a
+/// stranger cannot grow the label set; `unmatched` when no route matched. Parameters are
+/// written `:name` (`*rest` for a wildcard), not axum's `{name}`: braces inside a label
+/// value trip up some text-format parsers.
 pub fn route_of(req: &Request) -> String {
     req.extensions()
         .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string())
+        .map_or_else(|| "unmatched".to_string(), |m| template_label(m.as_str()))
+}
+
+/// axum's `/a/{name}/{*rest}` as `/a/:name/*rest`.
+pub fn template_label(path: &str) -> String {
+    path.replace("{*", "*").replace('{', ":").replace('}', "")
 }
 
 /// Methods as labels: the usual ones by name, anything else as `other`.
@@ -215,6 +222,28 @@ impl Metrics {
             ),
             registry: r,
         }
+        .with_zero_errors()
+    }
+
+    /// Zero series for the error counters, so dashboards see them before the first error.
+    fn with_zero_errors(self) -> Self {
+        for r in ["ground", "flight", "launch", "deorbit"] {
+            self.reconcile_errors.with_label_values(&[r]);
+        }
+        for op in [
+            "metadata",
+            "quota",
+            "list_servers",
+            "create_server",
+            "delete_server",
+            "list_resources",
+            "delete_resource",
+        ] {
+            for kind in ["error", "abandoned"] {
+                self.cloud_errors.with_label_values(&[op, kind]);
+            }
+        }
+        self
     }
 
     /// Times one reconciler's work on one kluster; counts it as an error when `ok` is false.
@@ -246,7 +275,9 @@ impl Metrics {
             .with_label_values(&[operation])
             .observe(took.as_secs_f64());
         if let Some(kind) = failed {
-            self.cloud_errors.with_label_values(&[operation, kind]).inc();
+            self.cloud_errors
+                .with_label_values(&[operation, kind])
+                .inc();
         }
     }
 
@@ -306,7 +337,10 @@ pub fn render(registry: &Registry) -> String {
 pub fn exposition(text: String) -> Response {
     (
         StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         text,
     )
         .into_response()
@@ -329,19 +363,22 @@ mod tests {
     #[test]
     fn requests_are_counted_by_template_and_status_in_the_text_format() {
         let m = Metrics::new();
-        m.http
-            .observe("GET", "/api/v1/clusters/{name}", 200, Duration::from_millis(3));
+        m.http.observe(
+            "GET",
+            &template_label("/api/v1/clusters/{name}"),
+            200,
+            Duration::from_millis(3),
+        );
         m.event("FailedCreateNode", "Warning");
         m.cloud_call("servers", Duration::from_millis(1), Some("error"));
         let text = m.render();
         assert!(
-            text.contains(r#"mc_controller_http_requests_total{method="GET",route="/api/v1/clusters/{name}",status="200"} 1"#),
+            text.contains(r#"mc_controller_http_requests_total{method="GET",route="/api/v1/clusters/:name",status="200"} 1"#),
             "{text}"
         );
         assert!(text.contains("mc_controller_http_request_duration_seconds_bucket"));
-        assert!(text.contains(
-            r#"mc_controller_events_total{reason="FailedCreateNode",type="Warning"} 1"#
-        ));
+        assert!(text
+            .contains(r#"mc_controller_events_total{reason="FailedCreateNode",type="Warning"} 1"#));
         assert!(text.contains(
             r#"mc_controller_cloud_request_errors_total{kind="error",operation="servers"} 1"#
         ));

@@ -281,8 +281,8 @@ pub async fn start(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),
         )
-            .with_graceful_shutdown(shutdown.signal())
-            .await;
+        .with_graceful_shutdown(shutdown.signal())
+        .await;
         let _ = reconciling.await;
         served
     });

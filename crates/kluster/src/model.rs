@@ -16,7 +16,11 @@ pub struct Kluster {
     pub status: KlusterStatus,
     /// Extension (not in the Kubernikus spec): who created the kluster, `user@domain`; set
     /// by the controller, ignored on input.
-    #[serde(default, rename = "createdBy", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        rename = "createdBy",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub created_by: String,
     /// Extension: when the kluster was created (RFC 3339, UTC); set by the controller,
     /// ignored on input.

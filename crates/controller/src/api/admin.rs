@@ -25,7 +25,15 @@ pub async fn bootstrap(
     let user = format!("system:bootstrap:{name}");
     let orgs = ["system:bootstrappers".to_string()];
     let (k, kubeconfig, ca_pem) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
-    super::audit::record(&st, &who, &origin, &name, "bootstrap_credentials", Vec::new()).await;
+    super::audit::record(
+        &st,
+        &who,
+        &origin,
+        &name,
+        "bootstrap_credentials",
+        Vec::new(),
+    )
+    .await;
     let config = format!(
         "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nclusterDomain: {}\nclusterDNS:\n- {}\n\
          authentication:\n  x509:\n    clientCAFile: {KUBELET_CLIENTS_CA_FILE}\n",

@@ -286,7 +286,11 @@ mod tests {
         let d = diff(Some(&a), Some(&b));
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(
-            (d[0].field.as_str(), d[0].before.as_str(), d[0].after.as_str()),
+            (
+                d[0].field.as_str(),
+                d[0].before.as_str(),
+                d[0].after.as_str()
+            ),
             ("spec.nodePools[0].size", "1", "3")
         );
         assert_eq!(classify(&d), "scale");

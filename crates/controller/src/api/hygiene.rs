@@ -27,9 +27,9 @@ pub struct RequestId(pub String);
 #[derive(Clone, Debug)]
 pub struct RequestSpan(pub tracing::Span);
 
-/// The kluster a route names (`/api/v1/clusters/{name}…`), for the span.
+/// The kluster a route names (`/api/v1/clusters/:name…`), for the span.
 fn kluster_of(route: &str, path: &str) -> Option<String> {
-    if !route.contains("/clusters/{name}") {
+    if !route.contains("/clusters/:name") {
         return None;
     }
     let mut segments = path.split('/');
@@ -37,8 +37,13 @@ fn kluster_of(route: &str, path: &str) -> Option<String> {
     segments.next().map(str::to_owned)
 }
 
+/// Whether an incoming request id may be used as it is: 1–128 visible ASCII characters.
+pub fn valid_request_id(v: &str) -> bool {
+    !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// A new random request id (128 bits, hex).
-fn new_request_id() -> String {
+pub fn new_request_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     // Two independently seeded SipHashes: unique enough for correlation, no extra crate.
     let a = std::collections::hash_map::RandomState::new()
@@ -56,7 +61,7 @@ pub async fn request_context(mut req: Request, next: Next) -> Response {
         .headers()
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .filter(|v| valid_request_id(v))
         .map(str::to_owned)
         .unwrap_or_else(new_request_id);
     let slot = CallerSlot::default();

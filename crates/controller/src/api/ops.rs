@@ -66,7 +66,11 @@ pub async fn events(
     let Query(q) = query.map_err(bad_query)?;
     let project = q.project.unwrap_or_default();
     let mut events = match q.last {
-        Some(n) => st.store.ops_events_latest(&project, n.clamp(1, 500)).await?,
+        Some(n) => {
+            st.store
+                .ops_events_latest(&project, n.clamp(1, 500))
+                .await?
+        }
         None => {
             let limit = q.limit.unwrap_or(500).clamp(1, 500);
             st.store

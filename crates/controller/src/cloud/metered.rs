@@ -105,7 +105,11 @@ impl Cloud for MeteredCloud {
         &'a self,
         project: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
-        timed(&self.metrics, "list_resources", self.inner.resources(project))
+        timed(
+            &self.metrics,
+            "list_resources",
+            self.inner.resources(project),
+        )
     }
 
     fn delete_resource<'a>(

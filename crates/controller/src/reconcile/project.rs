@@ -169,7 +169,8 @@ impl Ctx<'_> {
     ) -> Result<T, StoreError> {
         let start = std::time::Instant::now();
         let r = work.await;
-        self.metrics.reconciled(reconciler, start.elapsed(), r.is_ok());
+        self.metrics
+            .reconciled(reconciler, start.elapsed(), r.is_ok());
         r
     }
 

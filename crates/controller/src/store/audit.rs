@@ -150,7 +150,6 @@ fn record_of(r: &AnyRow) -> Result<AuditRecord, StoreError> {
     })
 }
 
-/// Shared by the SQLite unit test and the PostgreSQL integration test.
 pub mod checks {
     //! One behaviour check of the audit store, run on each engine.
     use super::*;

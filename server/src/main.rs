@@ -1,17 +1,11 @@
-//! The `mission-control` binary: reads the configuration and serves until Ctrl-C or SIGTERM.
+//! The `mission-control` binary: reads the configuration, sets up logging (text or JSON)
+//! and span export, and serves until Ctrl-C or SIGTERM.
 
 use std::process::ExitCode;
 
 use server::{start, Config};
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,tower_sessions=warn,sqlx=warn".into()),
-        )
-        .init();
+fn main() -> ExitCode {
     let config = match Config::load() {
         Ok(c) => c,
         Err(e) => {
@@ -19,6 +13,32 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Before the runtime: the OTLP exporter's HTTP client runs on its own thread.
+    let _telemetry = match controller::telemetry::init(
+        "mission-control",
+        config.log_format,
+        "info,tower_sessions=warn,sqlx=warn",
+        config.otlp_endpoint.as_deref(),
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("mission-control: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(serve(config)),
+        Err(e) => {
+            eprintln!("mission-control: no async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> ExitCode {
     let running = match start(config, shutdown_signal()).await {
         Ok(r) => r,
         Err(e) => {

@@ -71,6 +71,7 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                                             <th scope="col" class="px-4 py-2 font-medium">"Phase"</th>
                                             <th scope="col" class="px-4 py-2 font-medium">"Version"</th>
                                             <th scope="col" class="px-4 py-2 font-medium">"Node pools"</th>
+                                            <th scope="col" class="px-4 py-2 font-medium">"Age"</th>
                                             <th scope="col" class="px-4 py-2 font-medium"><span class="sr-only">"Actions"</span></th>
                                         </tr>
                                     </thead>
@@ -79,6 +80,7 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                                             let phase = k.phase;
                                             let version = k.version.clone();
                                             let pools = pools(&k);
+                                            let (age, created_by) = (k.age.clone(), k.created_by.clone());
                                             let download = format!("/klusters/{}/kubeconfig", k.name);
                                             let detail = format!("/klusters/{}", k.name);
                                             view! {
@@ -91,6 +93,12 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                                                     </td>
                                                     <td class="px-4 py-2">{version}</td>
                                                     <td class=format!("px-4 py-2 {MUTED}")>{pools}</td>
+                                                    <td class="px-4 py-2 whitespace-nowrap" title=created_by.clone()>
+                                                        {if age.is_empty() { "–".to_string() } else { age }}
+                                                        {(!created_by.is_empty()).then(|| view! {
+                                                            <span class="sr-only">{format!(" (created by {created_by})")}</span>
+                                                        })}
+                                                    </td>
                                                     <td class="px-4 py-2">
                                                         <a href=download download
                                                             class=format!("whitespace-nowrap {LINK}")>

@@ -41,7 +41,7 @@ fn ago(ts: &str, now_ms: f64) -> String {
 }
 
 /// Milliseconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ`.
-fn parse_ms(ts: &str) -> Option<f64> {
+pub(crate) fn parse_ms(ts: &str) -> Option<f64> {
     let b = ts.as_bytes();
     if b.len() < 19 {
         return None;

@@ -17,5 +17,18 @@ pub async fn list_klusters() -> Result<Vec<crate::model::KlusterRow>, AppError> 
         .get(&rec.token, "/api/v1/clusters")
         .await
         .map_err(fail)?;
-    Ok(list.into_iter().map(Into::into).collect())
+    let now_ms = (st.clock.now_utc().unix_timestamp_nanos() / 1_000_000) as f64;
+    Ok(list
+        .into_iter()
+        .map(|k| {
+            let created = k
+                .metadata
+                .as_ref()
+                .map(|m| m.creation_timestamp.clone())
+                .unwrap_or_default();
+            let mut row: crate::model::KlusterRow = k.into();
+            row.age = crate::model::age(&created, now_ms);
+            row
+        })
+        .collect())
 }

@@ -1,15 +1,54 @@
 //! The dashboard's client of the Kubernikus API: the same HTTP calls against the embedded
-//! controller or a real Kubernikus, always with the session's Keystone token.
+//! controller or a real Kubernikus, always with the session's Keystone token, the
+//! request's `X-Request-Id` and the browser's address (`X-Forwarded-For`).
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::error::AppError;
 
+/// Told about every controller call: method, route template (kluster names replaced by
+/// `:name`), duration, and the kind of failure (`unreachable`, `client_error`,
+/// `server_error`) if it failed (for metrics).
+pub type ControllerObserver = dyn Fn(&str, &str, Duration, Option<&'static str>) + Send + Sync;
+
 /// A Kubernikus API endpoint (base URL without a trailing slash).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ControllerClient {
     base: String,
     http: reqwest::Client,
+    observer: Option<Arc<ControllerObserver>>,
+    /// The request this client acts for: its id and the browser's address.
+    request: Option<(String, Option<std::net::IpAddr>)>,
+}
+
+impl std::fmt::Debug for ControllerClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControllerClient")
+            .field("base", &self.base)
+            .field("request", &self.request)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The route template of a controller path: no query, kluster names as `:name`.
+pub fn route_template(path: &str) -> String {
+    let path = path.split('?').next().unwrap_or_default();
+    let segments: Vec<&str> = path.split('/').collect();
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let after_clusters = i > 0 && segments[i - 1] == "clusters";
+            let after_debris = i > 0 && segments[i - 1] == "debris";
+            if after_clusters || after_debris {
+                ":name"
+            } else {
+                s
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 impl ControllerClient {
@@ -23,7 +62,24 @@ impl ControllerClient {
         Ok(Self {
             base: base.trim_end_matches('/').to_string(),
             http,
+            observer: None,
+            request: None,
         })
+    }
+
+    /// This client, telling `observer` about every call.
+    pub fn with_observer(mut self, observer: Arc<ControllerObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// This client acting for one request: every call carries its id (`X-Request-Id`) and
+    /// the browser's address (`X-Forwarded-For`, believed by a controller that trusts
+    /// this dashboard).
+    pub fn for_request(&self, id: &str, client: Option<std::net::IpAddr>) -> Self {
+        let mut c = self.clone();
+        c.request = Some((id.to_string(), client));
+        c
     }
 
     /// `GET {path}` as the user behind `token`, decoded from JSON.
@@ -33,7 +89,12 @@ impl ControllerClient {
         path: &str,
     ) -> Result<T, AppError> {
         let resp = self
-            .send(self.http.get(format!("{}{path}", self.base)), token, path)
+            .send(
+                &reqwest::Method::GET,
+                self.http.get(format!("{}{path}", self.base)),
+                token,
+                path,
+            )
             .await?;
         resp.json().await.map_err(|e| {
             tracing::error!(error = %e.without_url(), path, "controller answer not understood");
@@ -63,32 +124,58 @@ impl ControllerClient {
         body: Option<&impl serde::Serialize>,
         version: Option<&str>,
     ) -> Result<(), AppError> {
-        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        let mut req = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.base));
         if let Some(b) = body {
             req = req.json(b);
         }
         if let Some(v) = version.filter(|v| !v.is_empty()) {
             req = req.header("if-match", if_match(v)?);
         }
-        self.send(req, token, path).await.map(drop)
+        self.send(&method, req, token, path).await.map(drop)
     }
 
     async fn send(
         &self,
-        req: reqwest::RequestBuilder,
+        method: &reqwest::Method,
+        mut req: reqwest::RequestBuilder,
         token: &keystone::TokenSecret,
         path: &str,
     ) -> Result<reqwest::Response, AppError> {
+        if let Some((id, client)) = &self.request {
+            req = req.header("x-request-id", id.as_str());
+            if let Some(ip) = client {
+                req = req.header("x-forwarded-for", ip.to_string());
+            }
+        }
+        let start = Instant::now();
+        let observe = |failed: Option<&'static str>| {
+            if let Some(o) = &self.observer {
+                o(
+                    method.as_str(),
+                    &route_template(path),
+                    start.elapsed(),
+                    failed,
+                );
+            }
+        };
         let resp = req
             .header("x-auth-token", token.expose())
             .header("accept", "application/json")
             .send()
             .await
             .map_err(|e| {
+                observe(Some("unreachable"));
                 tracing::warn!(error = %e.without_url(), "controller unreachable");
                 AppError::ControllerUnavailable
             })?;
         let status = resp.status();
+        observe(match status.as_u16() {
+            s if s >= 500 => Some("server_error"),
+            s if s >= 400 => Some("client_error"),
+            _ => None,
+        });
         if status.is_success() {
             return Ok(resp);
         }
@@ -193,6 +280,18 @@ pub fn field_errors(message: &str) -> Option<Vec<kluster::FieldError>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn routes_name_no_kluster() {
+        assert_eq!(
+            super::route_template("/api/v1/clusters/prod-1/credentials?x=1"),
+            "/api/v1/clusters/:name/credentials"
+        );
+        assert_eq!(
+            super::route_template("/api/v1/events?last=200"),
+            "/api/v1/events"
+        );
+    }
+
     #[test]
     fn api_rule_violations_split_into_fields() {
         let e =

@@ -106,17 +106,57 @@ struct Args {
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
+    /// Peers (the dashboards; addresses or CIDR ranges, comma-separated) whose
+    /// X-Forwarded-For names the client in audit records. Empty: the peer is the client.
+    #[arg(long, env = "MC_CONTROLLER_TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<String>,
+    /// Log lines as "text" or "json".
+    #[arg(long, env = "MC_LOG_FORMAT", default_value = "text")]
+    log_format: controller::telemetry::LogFormat,
+    /// OpenTelemetry collector (OTLP/HTTP base URL, e.g. http://127.0.0.1:4318); spans are
+    /// exported only when set.
+    #[arg(long, env = "MC_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
-        )
-        .init();
+fn main() -> ExitCode {
     let a = Args::parse();
+    // Before the runtime: the OTLP exporter's HTTP client runs on its own thread.
+    let _telemetry = match controller::telemetry::init(
+        "kubernikus-controller",
+        a.log_format,
+        "info,sqlx=warn",
+        a.otlp_endpoint.as_deref(),
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("kubernikus-controller: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(serve(a)),
+        Err(e) => {
+            eprintln!("kubernikus-controller: no async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(a: Args) -> ExitCode {
+    let mut proxies = Vec::new();
+    for p in a.trusted_proxies.iter().filter(|p| !p.trim().is_empty()) {
+        match controller::net::IpNet::parse(p) {
+            Ok(n) => proxies.push(n),
+            Err(e) => {
+                eprintln!("kubernikus-controller: --trusted-proxies: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let ca_key = match controller::run::load_or_create_key(&a.ca_key_file) {
         Ok(k) => k,
         Err(e) => {
@@ -172,6 +212,7 @@ async fn main() -> ExitCode {
             auth_url: a.keystone_url,
             public_url: a.public_url.unwrap_or_default(),
             simulator_api: a.simulator_api,
+            trusted_proxies: controller::net::TrustedProxies(proxies.into()),
             ..Default::default()
         },
     };

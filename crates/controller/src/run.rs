@@ -251,6 +251,7 @@ pub async fn start(
         source,
     })?;
     let mut settings = config.settings.clone();
+    settings.stuck_after = config.pace.timing.creation_timeout;
     if settings.public_url.is_empty() {
         settings.public_url = format!("http://{addr}");
     }
@@ -268,6 +269,11 @@ pub async fn start(
             .await
             .map_err(|message| StartError::Cloud { message })?;
     }
+    let metrics = Arc::new(crate::metrics::Metrics::new());
+    let cloud: Arc<dyn crate::cloud::Cloud> = Arc::new(crate::cloud::metered::MeteredCloud::new(
+        Arc::new(simulator.clone()),
+        metrics.clone(),
+    ));
     let state = ApiState {
         store,
         validator: Arc::new(TokenValidator::new(
@@ -278,9 +284,10 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
-        cloud: Arc::new(simulator.clone()),
+        cloud,
         simulator: Some(simulator.clone()),
         stop: shutdown.clone(),
+        metrics: metrics.clone(),
     };
     tracing::info!(%addr, db = %config.database, "controller listening");
     let reconciler = crate::reconcile::Reconciler {
@@ -292,6 +299,7 @@ pub async fn start(
         project_budget: config.pace.project_budget,
         lease_ttl: config.pace.lease_ttl,
         lease: Arc::default(),
+        metrics,
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
     tokio::spawn(prune_events(
@@ -302,9 +310,12 @@ pub async fn start(
     let (store, cloud) = (state.store.clone(), state.cloud.clone());
     let app = router(state);
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown.signal())
-            .await;
+        let served = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown.signal())
+        .await;
         let _ = reconciling.await;
         served
     });

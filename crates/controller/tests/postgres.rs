@@ -180,3 +180,10 @@ async fn wrong_credentials_are_an_error_not_a_wait() {
     assert!(e.is_fatal(), "{e}");
     assert!(!e.to_string().contains("not-the-password"), "{e}");
 }
+
+#[tokio::test]
+async fn the_audit_trail_is_scoped_filtered_and_paged_on_postgres() {
+    let db = fresh_database("audit").await;
+    let store = Store::connect(&db).await.unwrap();
+    controller::store::audit_checks::audit_trail_filters_and_scopes(&store).await;
+}

@@ -9,6 +9,6 @@ mod client;
 mod error;
 mod model;
 
-pub use client::{Client, PasswordAuth, ProjectRef};
+pub use client::{Client, ObserverFn, PasswordAuth, ProjectRef};
 pub use error::Error;
 pub use model::{Domain, NamedRef, Project, Token, TokenSecret};

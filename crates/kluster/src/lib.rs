@@ -13,10 +13,12 @@ pub mod event;
 pub mod metadata;
 pub mod model;
 pub mod net;
+pub mod ops;
 pub mod update;
 pub mod validate;
 
 pub use event::{EventReason, EventType};
 pub use metadata::KlusterMetadata;
 pub use model::*;
+pub use ops::{Attention, AuditRecord, OpsEvent, ProjectQuota, SpecChange};
 pub use validate::{FieldError, ValidationErrors};

@@ -91,6 +91,10 @@ pub struct Config {
     pub session_key_file: PathBuf,
     /// The time source (real; tests use a manual one).
     pub clock: app::ssr::Clock,
+    /// How log lines look.
+    pub log_format: controller::telemetry::LogFormat,
+    /// Where spans are exported (OTLP/HTTP); `None`: not at all.
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Config {
@@ -265,6 +269,25 @@ impl Config {
                 s.login_window_secs.unwrap_or(300),
             )?),
             trusted_proxies: crate::client_ip::TrustedProxies(trusted_proxies.into()),
+            log_format: s
+                .log_format
+                .as_deref()
+                .unwrap_or("text")
+                .parse()
+                .map_err(|message| ConfigError::Invalid {
+                    key: "log_format",
+                    message,
+                })?,
+            otlp_endpoint: match s.otlp_endpoint.filter(|e| !e.trim().is_empty()) {
+                None => None,
+                Some(e) => {
+                    Url::parse(&e).map_err(|err| ConfigError::Invalid {
+                        key: "otlp_endpoint",
+                        message: format!("{e:?} is not a URL: {err}"),
+                    })?;
+                    Some(e)
+                }
+            },
             controller_simulator_api: s.controller_simulator_api.unwrap_or(false),
             live_streams_per_user: positive(
                 "live_streams_per_user",

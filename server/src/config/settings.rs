@@ -174,6 +174,12 @@ pub struct Settings {
     /// File with the key that seals sessions at rest (64 hex digits; created if missing).
     #[arg(long, env = "MC_SESSION_KEY_FILE")]
     pub session_key_file: Option<PathBuf>,
+    /// Log lines as "text" (default) or "json".
+    #[arg(long, env = "MC_LOG_FORMAT")]
+    pub log_format: Option<String>,
+    /// OpenTelemetry collector (OTLP/HTTP base URL); spans are exported only when set.
+    #[arg(long, env = "MC_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Settings {
@@ -236,6 +242,8 @@ impl Settings {
             controller_simulator_api,
             live_streams_per_user,
             session_key_file,
+            log_format,
+            otlp_endpoint,
         )
     }
 }

@@ -9,6 +9,7 @@ use axum::{
 };
 use kluster::{Kluster, KlusterPhase};
 
+use super::audit::{self, Origin};
 use super::catalog::{self, Catalog};
 use super::versions::{versioned, IfMatch};
 use super::{admission, ApiError, ApiState, Caller};
@@ -31,6 +32,7 @@ pub async fn list(
 pub async fn create(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "CreateCluster")?;
@@ -52,6 +54,8 @@ pub async fn create(
             })
         })
         .await??;
+    let changes = audit::diff(None, Some(&stored.kluster.spec));
+    audit::record(&st, &who, &origin, &stored.kluster.name, "create", changes).await;
     tracing::info!(
         kluster = stored.kluster.name,
         project = who.account,
@@ -78,6 +82,7 @@ pub async fn show(
 pub async fn update(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -98,6 +103,7 @@ pub async fn update(
     };
     // Only the spec changes; the status stays the reconcilers' (read and written at once,
     // so the version compared is the one overwritten).
+    let mut before = None;
     let changed = st
         .store
         .modify(&who.account, &name, |cur| {
@@ -110,20 +116,28 @@ pub async fn update(
             if let Some(c) = &catalog {
                 catalog::check_added_pools(cur, &next, c)?;
             }
+            before = Some(cur.spec.clone());
             cur.spec = next.spec;
-            Ok(())
+            Ok::<(), ApiError>(())
         })
         .await?;
-    match changed {
-        None => Err(ApiError::not_found(&name)),
-        Some(result) => result.map(|k| versioned(StatusCode::OK, k)),
+    let k = match changed {
+        None => return Err(ApiError::not_found(&name)),
+        Some(result) => result?,
+    };
+    let changes = audit::diff(before.as_ref(), Some(&k.spec));
+    if !changes.is_empty() {
+        let action = audit::classify(&changes);
+        audit::record(&st, &who, &origin, &name, action, changes).await;
     }
+    Ok(versioned(StatusCode::OK, k))
 }
 
 /// `DELETE /api/v1/clusters/{name}` (TerminateCluster): 202 and phase Terminating.
 pub async fn terminate(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let who = caller.allow(&st, "TerminateCluster")?;
@@ -134,9 +148,11 @@ pub async fn terminate(
             "Termination protection enabled",
         ));
     }
+    let mut phase_before = KlusterPhase::Terminating;
     let terminating = st
         .store
         .modify(&who.account, &name, |cur| {
+            phase_before = cur.status.phase;
             cur.status.phase = KlusterPhase::Terminating;
             Ok::<(), ApiError>(())
         })
@@ -144,6 +160,12 @@ pub async fn terminate(
     if terminating.is_none() {
         return Err(ApiError::not_found(&name));
     }
+    let change = kluster::SpecChange {
+        field: "status.phase".into(),
+        before: format!("{:?}", phase_before.as_str()),
+        after: format!("{:?}", KlusterPhase::Terminating.as_str()),
+    };
+    audit::record(&st, &who, &origin, &name, "delete", vec![change]).await;
     // The phase change is the API's, so the event is too (deorbit reports the rest).
     let uid = stored.kluster.metadata.as_ref().map(|m| m.uid.as_str());
     st.store
@@ -156,6 +178,10 @@ pub async fn terminate(
             &format!("Kluster {name} is terminating"),
         )
         .await?;
+    st.metrics.event(
+        kluster::EventReason::Terminating.as_str(),
+        kluster::EventType::Normal.as_str(),
+    );
     tracing::info!(
         kluster = name,
         project = who.account,
@@ -200,12 +226,14 @@ pub async fn info(
 pub async fn credentials(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::Credentials>, ApiError> {
     let who = caller.allow(&st, "GetClusterCredentials")?;
     let user = format!("{}@{}", who.name, who.domain);
     let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
     let (_, kubeconfig, _) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
+    audit::record(&st, &who, &origin, &name, "credentials", Vec::new()).await;
     tracing::info!(
         kluster = name,
         project = who.account,

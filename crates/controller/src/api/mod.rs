@@ -3,6 +3,7 @@
 
 mod admin;
 mod admission;
+mod audit;
 mod caller;
 mod catalog;
 mod clusters;
@@ -11,6 +12,7 @@ mod events;
 mod health;
 mod hygiene;
 mod meta;
+mod ops;
 mod quota;
 mod simulator;
 mod versions;
@@ -25,9 +27,10 @@ use axum::{
 };
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
+pub use audit::{classify, diff};
 pub use caller::{Caller, CallerSlot};
 pub use error::ApiError;
-pub use hygiene::REQUEST_ID;
+pub use hygiene::{new_request_id, valid_request_id, RequestId, REQUEST_ID};
 
 use crate::auth::{Policy, TokenValidator};
 use crate::cloud::sim::SimCloud;
@@ -59,6 +62,11 @@ pub struct ApiSettings {
     pub simulator_api: bool,
     /// How often an open event stream re-checks its caller's token.
     pub stream_recheck: std::time::Duration,
+    /// Peers (the dashboards) whose `X-Forwarded-For` names the client in audit records;
+    /// empty: the peer is the client.
+    pub trusted_proxies: crate::net::TrustedProxies,
+    /// A kluster Creating or Terminating this long is listed as stuck in the operator view.
+    pub stuck_after: std::time::Duration,
 }
 
 impl Default for ApiSettings {
@@ -79,6 +87,8 @@ impl Default for ApiSettings {
             apiserver_domain: "kluster.mission-control.local".into(),
             simulator_api: false,
             stream_recheck: std::time::Duration::from_secs(60),
+            trusted_proxies: Default::default(),
+            stuck_after: std::time::Duration::from_secs(30 * 60),
         }
     }
 }
@@ -102,6 +112,8 @@ pub struct ApiState {
     pub simulator: Option<SimCloud>,
     /// Completes on shutdown (long-lived streams end then).
     pub stop: crate::shutdown::Shutdown,
+    /// Prometheus metrics (`GET /metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// Request bodies above this size are refused with 413.
@@ -130,6 +142,7 @@ pub fn router(state: ApiState) -> Router {
     Router::<ApiState>::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .route("/", get(meta::paths))
         .route("/docs", get(meta::docs))
         .route("/info", get(meta::info))
@@ -147,6 +160,10 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/v1/openstack/metadata", get(meta::openstack_metadata))
         .route("/api/v1/openstack/quota", get(quota::quota))
         .route("/api/v1/events", get(events::list))
+        .route("/api/v1/audit", get(audit::list))
+        .route("/api/v1/ops/events", get(ops::events))
+        .route("/api/v1/ops/attention", get(ops::attention))
+        .route("/api/v1/ops/quotas", get(ops::quotas))
         .route("/api/v1/events/stream", get(events::stream))
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
@@ -173,6 +190,10 @@ pub fn router(state: ApiState) -> Router {
         })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(cors)
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.http.clone(),
+            crate::metrics::track_http,
+        ))
         .layer(axum::middleware::from_fn(hygiene::request_context))
         .with_state(state)
 }

@@ -1,6 +1,7 @@
 //! The cloud the controller provisions into, behind a trait. The embedded default is a
 //! simulated OpenStack ([`sim::SimCloud`]); a real OpenStack provider can be added later.
 
+pub mod metered;
 pub mod sim;
 
 use std::future::Future;

@@ -61,6 +61,8 @@ pub struct Ctx<'a> {
     /// The project whose klusters are reconciled.
     pub project: &'a str,
     pub(super) deadline: Instant,
+    /// Where reconcile durations, errors and events are counted.
+    pub(super) metrics: &'a crate::metrics::Metrics,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).
@@ -176,6 +178,7 @@ impl Ctx<'_> {
         let k = k.name.as_str();
         let controller = controller_of(&reason);
         let reason = reason.as_str();
+        self.metrics.event(reason, kind.as_str());
         if count > 1 {
             // A repeat (aggregated): the first occurrence was logged.
             tracing::debug!(

@@ -47,6 +47,13 @@ impl Ctx<'_> {
             ..Default::default()
         };
         let seen = self.look(group).await;
+        // The request id of each kluster's newest change, so this pass's lines and events
+        // can be followed back to the click that caused them.
+        let causes = self
+            .store()
+            .last_change_requests(self.project)
+            .await
+            .unwrap_or_default();
         for o in group {
             if self.lease.is_some_and(|l| !l.valid()) {
                 tracing::warn!(
@@ -57,7 +64,12 @@ impl Ctx<'_> {
                 break;
             }
             let name = o.stored.kluster.name.as_str();
-            let span = tracing::info_span!("reconcile", kluster = name, project = self.project);
+            let span = tracing::info_span!(
+                "reconcile",
+                kluster = name,
+                project = self.project,
+                request_id = causes.get(name).map_or("", String::as_str),
+            );
             match self.kluster(o, &seen).instrument(span).await {
                 Ok((out, changed)) => {
                     report.created += out.created;
@@ -217,6 +229,20 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Awaits one reconciler's work on a kluster, timed (and counted as an error when it
+    /// fails) in the metrics.
+    async fn timed<T>(
+        &self,
+        reconciler: &str,
+        work: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let start = std::time::Instant::now();
+        let r = work.await;
+        self.metrics
+            .reconciled(reconciler, start.elapsed(), r.is_ok());
+        r
+    }
+
     /// One kluster: the reconcilers in turn, then the write-back; `true` when its stored
     /// state changed (or it was removed).
     async fn kluster(
@@ -233,16 +259,26 @@ impl Ctx<'_> {
             cloud: seen,
             grounded: Default::default(),
         };
-        let mut out = ground::reconcile(&mut k, &observed, self).await?;
+        let mut out = self
+            .timed("ground", ground::reconcile(&mut k, &observed, self))
+            .await?;
         match (k.status.phase, &seen.servers, &seen.resources) {
             (KlusterPhase::Running | KlusterPhase::Upgrading, Some(_), _) => {
-                let flown = flight::reconcile(&mut k, &observed, self).await?;
+                let flown = self
+                    .timed("flight", flight::reconcile(&mut k, &observed, self))
+                    .await?;
                 observed.grounded = flown.grounded.clone();
                 out.add(flown);
-                out.add(launch::reconcile(&mut k, &observed, self).await?);
+                out.add(
+                    self.timed("launch", launch::reconcile(&mut k, &observed, self))
+                        .await?,
+                );
             }
             (KlusterPhase::Terminating, Some(_), Some(_)) => {
-                out.add(deorbit::reconcile(&mut k, &observed, self).await?);
+                out.add(
+                    self.timed("deorbit", deorbit::reconcile(&mut k, &observed, self))
+                        .await?,
+                );
                 if out.removed {
                     self.store().delete(project, name).await?;
                     tracing::info!(

@@ -209,7 +209,7 @@ impl Store {
 }
 
 /// Columns: the six of [`event_of`], then id, seq, kluster.
-fn project_event_of(r: &AnyRow) -> Result<kluster::ProjectEvent, StoreError> {
+pub(super) fn project_event_of(r: &AnyRow) -> Result<kluster::ProjectEvent, StoreError> {
     Ok(kluster::ProjectEvent {
         event: event_of(r)?,
         id: r.try_get(6)?,

@@ -243,20 +243,30 @@ pub fn new_uid() -> String {
     )
 }
 
+/// `user@domain` from the stored creator (`user/domain`; the domain has no `/`).
+fn created_by(creator: &str) -> String {
+    match creator.rsplit_once('/') {
+        Some((user, domain)) => format!("{user}@{domain}"),
+        None => creator.to_string(),
+    }
+}
+
 /// A kluster from the [`COLUMNS`] of a row, its metadata from the columns.
 pub(super) fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
     let body: String = row.try_get(0)?;
     let mut kluster: Kluster =
         serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let termination_protected = row.try_get::<i64, _>(2)? != 0;
+    let creator: String = row.try_get(1)?;
     kluster.metadata = Some(kluster::KlusterMetadata {
         uid: row.try_get(3)?,
         creation_timestamp: row.try_get(4)?,
         resource_version: row.try_get::<i64, _>(5)?.to_string(),
+        created_by: created_by(&creator),
     });
     Ok(StoredKluster {
         kluster,
-        creator: row.try_get(1)?,
+        creator,
         termination_protected,
     })
 }

@@ -8,12 +8,14 @@
 //! [`notify`] (changes other replicas made, on PostgreSQL); here: the store itself, where
 //! it lives, and the change notifications streams wait on.
 
+mod audit;
 mod cas;
 mod create;
 mod events;
 mod klusters;
 mod leases;
 mod notify;
+mod ops;
 mod schema;
 mod sim;
 
@@ -27,8 +29,10 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
 use sqlx::Executor;
 
+pub use audit::{audit_time, checks as audit_checks, AuditFilter};
 pub use cas::CaRecord;
 pub use klusters::new_uid;
+pub use ops::RepeatedWarning;
 pub use schema::SCHEMA_VERSION;
 
 /// Where the controller's data lives.

@@ -142,6 +142,41 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: "ALTER TABLE klusters ADD COLUMN server_ids TEXT NOT NULL DEFAULT '';",
         postgres: "ALTER TABLE klusters ADD COLUMN server_ids TEXT NOT NULL DEFAULT '';",
     },
+    // 9: the audit trail: who changed which kluster how, and who was issued credentials.
+    Migration {
+        sqlite: "CREATE TABLE audit (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            project_id TEXT NOT NULL,
+            project_name TEXT NOT NULL,
+            kluster TEXT NOT NULL,
+            action TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            user_domain TEXT NOT NULL,
+            changes TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            client_addr TEXT NOT NULL
+         );
+         CREATE INDEX audit_by_project ON audit (project_id, id);
+         CREATE INDEX audit_by_kluster ON audit (project_id, kluster, id);",
+        postgres: "CREATE TABLE audit (
+            id BIGSERIAL PRIMARY KEY,
+            at TEXT NOT NULL,
+            project_id TEXT NOT NULL,
+            project_name TEXT NOT NULL,
+            kluster TEXT NOT NULL,
+            action TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            user_domain TEXT NOT NULL,
+            changes TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            client_addr TEXT NOT NULL
+         );
+         CREATE INDEX audit_by_project ON audit (project_id, id);
+         CREATE INDEX audit_by_kluster ON audit (project_id, kluster, id);",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

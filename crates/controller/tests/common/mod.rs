@@ -68,6 +68,7 @@ pub async fn app_custom(
         cloud: Arc::new(sim.clone()),
         simulator: Some(sim),
         stop: controller::run::Shutdown::new(std::future::pending()),
+        metrics: Default::default(),
     };
     (router(state), store)
 }

@@ -277,10 +277,17 @@ async fn a_dashboard_dies_under_streaming_browsers_and_they_resume_on_the_other_
         if running >= 16 {
             break list.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
         }
-        assert!(Instant::now() < deadline, "klusters did not all run: {running} of 16");
+        assert!(
+            Instant::now() < deadline,
+            "klusters did not all run: {running} of 16"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    assert!(truth.len() >= 32, "Creating and Running per kluster: {}", truth.len());
+    assert!(
+        truth.len() >= 32,
+        "Creating and Running per kluster: {}",
+        truth.len()
+    );
     for (r, buf, seen) in streams.iter_mut() {
         let deadline = Instant::now() + Duration::from_secs(15);
         while seen.iter().filter(|s| **s > from).count() < truth.len() && Instant::now() < deadline

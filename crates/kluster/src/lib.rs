@@ -6,14 +6,17 @@
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
 //! - [`defaults`]: the values Kubernikus fills in on create.
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
+//! - [`error`]: the error body, with its typed `reason` and `fields` extensions.
 
 pub mod defaults;
+pub mod error;
 pub mod event;
 pub mod model;
 pub mod net;
 pub mod update;
 pub mod validate;
 
-pub use event::{EventReason, EventType};
+pub use error::{ApiError, ErrorField, ErrorReason};
+pub use event::{EventDetail, EventReason, EventType};
 pub use model::*;
 pub use validate::{FieldError, ValidationErrors};

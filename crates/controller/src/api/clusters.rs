@@ -83,8 +83,8 @@ pub async fn update(
     let changed = st
         .store
         .modify(&who.account, &name, |cur| {
-            let next = kluster::update::apply(cur, &req, cur.status.phase)
-                .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+            let next =
+                kluster::update::apply(cur, &req, cur.status.phase).map_err(ApiError::invalid)?;
             cur.spec = next.spec;
             Ok(())
         })
@@ -104,10 +104,10 @@ pub async fn terminate(
     let who = caller.allow(&st, "TerminateCluster")?;
     let stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "Termination protection enabled",
-        ));
+        return Err(
+            ApiError::new(StatusCode::FORBIDDEN, "Termination protection enabled")
+                .because(kluster::ErrorReason::TerminationProtected),
+        );
     }
     let terminating = st
         .store

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kluster::{EventReason, EventType, Router};
+use kluster::{EventDetail, EventReason, EventType, Router};
 use tokio::time::Instant;
 
 use crate::cloud::{Cloud, CloudError, Resource, Server};
@@ -138,7 +138,7 @@ impl Ctx<'_> {
         match tokio::time::timeout_at(until, fut).await {
             Ok(r) => r,
             Err(_) if until < now + call_timeout => Err(self.spent()),
-            Err(_) => Err(CloudError(format!(
+            Err(_) => Err(CloudError::new(format!(
                 "the cloud did not answer within {}",
                 human(call_timeout)
             ))),
@@ -146,25 +146,26 @@ impl Ctx<'_> {
     }
 
     fn spent(&self) -> CloudError {
-        CloudError(format!(
+        CloudError::new(format!(
             "the cloud answers too slowly: this pass's time budget for the project ({}) is spent; the next pass goes on",
             human(self.budget)
         ))
     }
 
-    /// Records an event about kluster `k` (aggregated with identical ones) and logs its
-    /// first occurrence.
+    /// Records an event about kluster `k` (aggregated with identical ones), with a typed
+    /// `detail` when there is one, and logs its first occurrence.
     pub async fn event(
         &self,
         k: &str,
         kind: EventType,
         reason: EventReason,
+        detail: Option<EventDetail>,
         message: &str,
     ) -> Result<(), StoreError> {
         let project = self.project;
         let (_, count) = self
             .store()
-            .record_event_counted(project, k, kind, &reason, message)
+            .record_event_counted(project, k, kind, &reason, detail.as_ref(), message)
             .await?;
         let controller = controller_of(&reason);
         let reason = reason.as_str();
@@ -193,7 +194,8 @@ impl Ctx<'_> {
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
-        self.event(k, EventType::Normal, reason, message).await
+        self.event(k, EventType::Normal, reason, None, message)
+            .await
     }
 
     /// A Warning event.
@@ -203,7 +205,20 @@ impl Ctx<'_> {
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
-        self.event(k, EventType::Warning, reason, message).await
+        self.event(k, EventType::Warning, reason, None, message)
+            .await
+    }
+
+    /// A Warning event with a typed detail (advice keys on it, not on the message).
+    pub async fn warn_with(
+        &self,
+        k: &str,
+        reason: EventReason,
+        detail: Option<EventDetail>,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.event(k, EventType::Warning, reason, detail, message)
+            .await
     }
 }
 

@@ -106,6 +106,11 @@ const MIGRATIONS: &[Migration] = &[
          CREATE TABLE sim_projects (project_id TEXT PRIMARY KEY, state TEXT NOT NULL);
          CREATE INDEX events_seq ON events (seq);",
     },
+    // 6: an event's typed detail (e.g. QuotaExceeded; '' = none).
+    Migration {
+        sqlite: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
+        postgres: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

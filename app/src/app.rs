@@ -1,10 +1,13 @@
-//! The HTML shell and the router.
+//! The HTML shell and the router. The sign-in page and the list (the pages people land on)
+//! are in the main WASM module; the create form, the detail page and the timeline are lazy
+//! routes: with `cargo leptos build --split` their code is split into modules the browser
+//! loads when they are visited (a server-rendered page preloads its own).
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, Link, Meta, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, Link, Meta, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path, SsrMode,
+    lazy_route, path, Lazy, LazyRoute, SsrMode,
 };
 
 use crate::pages::{
@@ -13,7 +16,9 @@ use crate::pages::{
 };
 
 /// The document around the app, rendered on the server only. Its Content-Security-Policy
-/// allows only this site's scripts and the render's own inline scripts (by nonce).
+/// allows only this site's scripts and the render's own inline scripts (by nonce). The
+/// stylesheet and the scripts carry the build's content hashes in their names when the
+/// site was built with `hash-files` (read from the hash file next to the server binary).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::ssr::set_page_csp();
@@ -24,6 +29,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
+                <HashedStylesheet id="leptos" options=options.clone()/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <leptos_meta::MetaTags/>
@@ -39,15 +45,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    // Marks the page once the WASM has taken over (effects run only in the browser); tests
-    // wait for it before relying on client-side behaviour.
-    Effect::new(|_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-    });
     view! {
-        <Stylesheet id="leptos" href="/pkg/mission-control.css"/>
         <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>
         <Meta name="description" content="Self-service Kubernetes clusters on OpenStack"/>
         <Title formatter=|t: String| if t.is_empty() { "Mission Control".to_string() } else { format!("{t} · Mission Control") }/>
@@ -56,10 +54,52 @@ pub fn App() -> impl IntoView {
                 // Async: the session check finishes (and may redirect) before headers go out.
                 <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async/>
                 <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
-                <Route path=path!("/klusters/new") view=CreatePage ssr=SsrMode::Async/>
-                <Route path=path!("/timeline") view=TimelinePage ssr=SsrMode::Async/>
-                <Route path=path!("/klusters/:name") view=DetailPage ssr=SsrMode::Async/>
+                <Route path=path!("/klusters/new") view={Lazy::<CreateRoute>::new()} ssr=SsrMode::Async/>
+                <Route path=path!("/timeline") view={Lazy::<TimelineRoute>::new()} ssr=SsrMode::Async/>
+                <Route path=path!("/klusters/:name") view={Lazy::<DetailRoute>::new()} ssr=SsrMode::Async/>
             </Routes>
         </Router>
+    }
+}
+
+/// `/klusters/new`, loaded when visited. The page loads its own data (no route data).
+struct CreateRoute;
+
+#[lazy_route]
+impl LazyRoute for CreateRoute {
+    fn data() -> Self {
+        CreateRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <CreatePage/> }.into_any()
+    }
+}
+
+/// `/timeline`, loaded when visited.
+struct TimelineRoute;
+
+#[lazy_route]
+impl LazyRoute for TimelineRoute {
+    fn data() -> Self {
+        TimelineRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <TimelinePage/> }.into_any()
+    }
+}
+
+/// `/klusters/:name`, loaded when visited.
+struct DetailRoute;
+
+#[lazy_route]
+impl LazyRoute for DetailRoute {
+    fn data() -> Self {
+        DetailRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <DetailPage/> }.into_any()
     }
 }

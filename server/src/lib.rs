@@ -2,6 +2,7 @@
 //! guard, health) from a [`Config`] and serves it.
 
 pub mod access_log;
+pub mod assets;
 pub mod client_ip;
 pub mod config;
 pub mod csrf;
@@ -173,7 +174,8 @@ pub async fn start(
     })
 }
 
-/// The whole app: health, pages, server functions, static files; sessions, body limit,
+/// The whole app: health, pages, server functions, static files (`/pkg`: see [`assets`],
+/// the rest through Leptos's file handler); sessions, body limit,
 /// CSRF guard, compression, security headers, the access log and the client address
 /// around them (outermost last). The live event stream has sessions but no compression
 /// (it must not be buffered).
@@ -184,11 +186,19 @@ pub fn router<S: SessionStore + Clone>(
     hub: Arc<live::Hub>,
     store: S,
 ) -> Router {
+    // The build's hashed asset names, when the site has them (see `assets`).
+    let hash_file = assets::hash_file(&config.site_root, "pkg", "mission-control");
     let leptos = LeptosOptions::builder()
         .output_name("mission-control")
         .site_root(config.site_root.to_string_lossy().as_ref())
         .site_pkg_dir("pkg")
         .site_addr(config.site_addr)
+        .hash_files(hash_file.is_some())
+        .hash_file(
+            hash_file
+                .as_deref()
+                .map_or("hash.txt".into(), |p| p.to_string_lossy().into()),
+        )
         .build();
     let state = ServerState {
         leptos: leptos.clone(),
@@ -214,6 +224,10 @@ pub fn router<S: SessionStore + Clone>(
         .route("/readyz", get(move || health::readyz(ready.clone())))
         .route("/api/{*fn_name}", get(server_fn).post(server_fn))
         .route("/klusters/{name}/kubeconfig", get(kubeconfig::download))
+        .nest_service(
+            "/pkg",
+            assets::pkg_service(&config.site_root, "pkg", hash_file.is_some()),
+        )
         .leptos_routes_with_context(
             &state,
             routes,

@@ -60,7 +60,9 @@ impl Live {
     }
 
     /// A counter that moves (at most every `ms` milliseconds) when an event about
-    /// `kluster` (any kluster with `None`) arrives: pages refetch on it, debounced.
+    /// `kluster` (any kluster with `None`) arrives: pages refetch on it, debounced. While
+    /// the user is typing into a form field the move waits (a refetch re-renders the page
+    /// and would throw away what they typed), until the field loses focus.
     pub fn changes(self, kluster: Option<String>, ms: u64) -> ReadSignal<u64> {
         let (tick, set_tick) = signal(0u64);
         let pending = StoredValue::new(false);
@@ -78,18 +80,43 @@ impl Live {
                     .with(|t| t[tfrom.min(tlen)..].iter().any(|n| about(n)));
             if relevant && !pending.get_value() {
                 pending.set_value(true);
-                set_timeout(
-                    move || {
-                        pending.set_value(false);
-                        set_tick.update(|t| *t += 1);
-                    },
-                    std::time::Duration::from_millis(ms),
-                );
+                fire_when_idle(pending, set_tick, ms);
             }
             (len, tlen)
         });
         tick
     }
+}
+
+/// After `ms`, moves `tick` — or, while a form field has the focus, waits `ms` again.
+fn fire_when_idle(pending: StoredValue<bool>, tick: WriteSignal<u64>, ms: u64) {
+    set_timeout(
+        move || {
+            if editing() {
+                fire_when_idle(pending, tick, ms);
+            } else {
+                pending.set_value(false);
+                tick.update(|t| *t += 1);
+            }
+        },
+        std::time::Duration::from_millis(ms),
+    );
+}
+
+/// Whether the focus is in a form field the user types into or picks from.
+fn editing() -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        let active = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.active_element());
+        active.is_some_and(|e| {
+            matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                && e.get_attribute("type").as_deref() != Some("hidden")
+        })
+    }
+    #[cfg(not(feature = "hydrate"))]
+    false
 }
 
 #[cfg(feature = "hydrate")]

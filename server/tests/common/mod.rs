@@ -2,7 +2,9 @@
 //! real local Keystone (`MC_TEST_KEYSTONE_URL`, started by scripts/test).
 #![allow(dead_code)]
 
+pub mod clients;
 pub mod cluster;
+pub mod scenarios;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -20,8 +20,8 @@ pub mod ground;
 pub mod launch;
 pub mod lease;
 mod project;
+mod runner;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -69,7 +69,7 @@ pub struct Reconciler {
 pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(8);
 
 /// The klusters of `all` (ordered by project) grouped per project.
-fn by_project(all: Vec<Observed>) -> Vec<(String, Vec<Observed>)> {
+pub(crate) fn by_project(all: Vec<Observed>) -> Vec<(String, Vec<Observed>)> {
     let mut groups: Vec<(String, Vec<Observed>)> = Vec::new();
     for o in all {
         match groups.last_mut() {
@@ -115,90 +115,12 @@ impl Reconciler {
         Ok(report)
     }
 
-    /// Runs passes every `every` until `shutdown` completes, while this replica holds the
-    /// reconcile lease (other replicas wait and take over when it expires); failures are
-    /// logged and retried. Each project runs as its own task: a project whose pass is still
-    /// going (its cloud is slow) is skipped until it has finished, while the other projects
-    /// go on at their pace.
-    pub async fn run(self, every: Duration, shutdown: impl std::future::Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        let slots = Arc::new(tokio::sync::Semaphore::new(self.concurrency.max(1)));
-        let mut tasks = tokio::task::JoinSet::new();
-        let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();
-        let holder = lease::holder_name();
-        let ttl = self.lease_ttl.max(Duration::from_secs(1));
-        let mut renewed = Instant::now() - ttl;
-        loop {
-            if renewed.elapsed() >= ttl / 3 || !self.lease.valid() {
-                self.lease.renew(&self.store, &holder, ttl).await;
-                renewed = Instant::now();
-            }
-            if !self.lease.valid() {
-                tokio::select! {
-                    _ = &mut shutdown => return,
-                    _ = tokio::time::sleep(every.min(ttl / 8)) => continue,
-                }
-            }
-            while let Some(done) = tasks.try_join_next_with_id() {
-                let id = match done {
-                    Ok((id, ())) => id,
-                    Err(e) => {
-                        tracing::error!(controller = "reconcile", error = %e, "a project's pass panicked");
-                        e.id()
-                    }
-                };
-                busy.remove(&id);
-            }
-            match self.store.list_all().await {
-                Ok(all) => {
-                    let running: HashSet<&String> = busy.values().collect();
-                    let mut start = Vec::new();
-                    for (project, group) in by_project(all) {
-                        if running.contains(&project) {
-                            tracing::debug!(
-                                controller = "reconcile",
-                                project,
-                                "previous pass still going; skipped"
-                            );
-                            continue;
-                        }
-                        start.push((project, group));
-                    }
-                    for (project, group) in start {
-                        let rec = self.clone();
-                        let slots = slots.clone();
-                        let name = project.clone();
-                        let handle = tasks.spawn(async move {
-                            let Ok(_slot) = slots.acquire_owned().await else {
-                                return;
-                            };
-                            rec.project(&project, &group, Some(&rec.lease)).await;
-                        });
-                        busy.insert(handle.id(), name);
-                    }
-                }
-                Err(e) => {
-                    tracing::error!(controller = "reconcile", error = %e, "reconcile pass failed");
-                }
-            }
-            tokio::select! {
-                _ = &mut shutdown => {
-                    if self.lease.valid() {
-                        let _ = self.store.release_lease(lease::NAME, &holder).await;
-                    }
-                    return;
-                }
-                _ = tokio::time::sleep(every.min(ttl / 3)) => {}
-            }
-        }
-    }
-
     /// One project's pass within its budget: cloud calls fail at once after the budget;
     /// at twice the budget the pass is cut short (the next one finishes it).
     /// (`lease`: stop before a kluster once it is not held; `None` in a one-off [`pass`].)
     ///
     /// [`pass`]: Reconciler::pass
-    async fn project(
+    pub(crate) async fn project(
         &self,
         project: &str,
         group: &[Observed],

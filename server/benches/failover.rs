@@ -1,0 +1,65 @@
+//! Benchmark: failover with real processes (the failure tests' scenarios, run several
+//! times): PostgreSQL, controller and dashboard replicas, nginx in front, SIGKILL. Prints
+//! the reconcile takeover time (kill → the other replica holds the lease, and → the kluster
+//! is Running with all nodes), the streaming browsers' gap and the events lost or doubled,
+//! and the time both tiers take to be ready again after PostgreSQL restarts.
+//!
+//! Run: `cargo bench -p server --bench failover` with the demo Keystone
+//! (`MC_TEST_KEYSTONE_URL`, its demo env sourced for KS_ADMIN_PASSWORD) and the
+//! kubernikus-controller binary built (`cargo build -p controller`, same profile).
+//! `FAILOVER_RUNS=n` repeats each scenario (default 3).
+
+#[path = "../tests/common/mod.rs"]
+#[allow(unused_imports)]
+mod common;
+
+use std::time::Duration;
+
+fn stats(mut v: Vec<Duration>) -> String {
+    v.sort();
+    let s = |d: Duration| format!("{:.2} s", d.as_secs_f64());
+    format!(
+        "min {} median {} max {}",
+        s(v[0]),
+        s(v[v.len() / 2]),
+        s(v[v.len() - 1])
+    )
+}
+
+#[tokio::main]
+async fn main() {
+    let runs: usize = std::env::var("FAILOVER_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let (mut lease, mut finished) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let t = common::scenarios::reconciler_dies().await;
+        lease.push(t.lease);
+        finished.push(t.finished);
+    }
+    println!("reconciling controller kill -9 (lease 2 s, {runs} runs):");
+    println!("  → other replica holds the lease: {}", stats(lease));
+    println!(
+        "  → 3-node kluster Running, 3/3 healthy, exactly 3 servers: {}",
+        stats(finished)
+    );
+    let (mut gaps, mut lost, mut events) = (Vec::new(), 0, 0);
+    for _ in 0..runs {
+        let r = common::scenarios::dashboard_dies().await;
+        gaps.push(r.longest_gap);
+        lost += r.lost_or_doubled;
+        events += r.events * r.browsers;
+    }
+    println!("dashboard kill -9 under 3 streaming browsers ({runs} runs):");
+    println!("  longest reconnection gap through nginx: {}", stats(gaps));
+    println!("  events lost or doubled: {lost} of {events} delivered");
+    let mut ready = Vec::new();
+    for _ in 0..runs {
+        ready.push(common::scenarios::postgres_restarts().await.ready_again);
+    }
+    println!(
+        "PostgreSQL stop + start ({runs} runs): both tiers ready again after {}",
+        stats(ready)
+    );
+}

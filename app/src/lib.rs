@@ -4,6 +4,7 @@
 //! `hydrate` into the browser's WASM module. Server-only code lives in [`ssr`] and
 //! inside `#[server]` bodies, so the WASM build never sees the Keystone token.
 
+pub mod advice;
 pub mod app;
 pub mod components;
 pub mod error;

@@ -243,24 +243,6 @@ pub struct KlusterDetail {
     pub zones: Vec<String>,
 }
 
-/// What to tell a person about an event: the next step for the reasons we know.
-pub fn next_step(reason: &str, message: &str) -> Option<&'static str> {
-    Some(match reason {
-        "FailedCreateNode" if message.contains("Quota exceeded") => {
-            "The project's quota is used up: ask your cloud admin for more quota, pick a smaller flavor, or scale another pool down."
-        }
-        "FailedCreateNode" => "Nodes could not be created; Mission Control keeps retrying.",
-        "ConfigurationError" if message.contains("routers") => {
-            "Several routers fit: create the kluster again and choose a router under Advanced."
-        }
-        "ConfigurationError" => "The network setup is incomplete: check Advanced when creating.",
-        "FailedCreate" => "Creation is taking too long: look at the warnings before this one.",
-        "DeletedBrokenNode" => "A replacement node is being created.",
-        "CloudUnavailable" => "The cloud did not answer; Mission Control keeps retrying.",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,13 +8,13 @@ use kluster::ProjectEvent;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::advice::next_step;
 use crate::components::error_alert::ErrorAlert;
 use crate::components::live::use_live;
 use crate::components::signed_in::SignedIn;
 use crate::components::style::{
     EVENT_NORMAL, EVENT_WARNING, H1_LIST, INPUT, LABEL, LINK, LINK_SMALL, META, MUTED, NEXT_STEP,
 };
-use crate::model::next_step;
 use crate::server_fns::recent_events;
 
 /// The timeline (requires a session).
@@ -196,7 +196,7 @@ fn Events(initial: Vec<ProjectEvent>) -> impl IntoView {
             <For each=move || shown.get() key=|e| (e.id, e.seq) let:e>
                 {
                     let warning = e.event.kind == "Warning";
-                    let step = next_step(&e.event.reason, &e.event.message);
+                    let step = next_step(&e.event);
                     let ts = e.event.last_timestamp.clone();
                     let abs = ts.replace('T', " ").replace('Z', " UTC");
                     let (ts_attr, abs_attr) = (ts.clone(), abs.clone());

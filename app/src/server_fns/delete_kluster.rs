@@ -25,12 +25,6 @@ pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppErro
     st.controller
         .write(reqwest::Method::DELETE, &rec.token, &path, None::<&()>)
         .await
-        .map_err(|e| match e {
-            AppError::Forbidden(m) if m.contains("Termination protection") => AppError::Forbidden(
-                "This kluster has termination protection: a cloud admin must lift it before it can be deleted.".into(),
-            ),
-            e => e,
-        })
         .map_err(fail.clone())?;
     tracing::info!(
         kluster = name,

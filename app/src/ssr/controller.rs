@@ -179,38 +179,43 @@ impl ControllerClient {
         if status.is_success() {
             return Ok(resp);
         }
-        let message = resp
-            .json::<kluster::ApiError>()
-            .await
-            .map(|e| e.message)
-            .unwrap_or_default();
-        Err(match status.as_u16() {
-            401 => AppError::SessionExpired,
-            403 => AppError::Forbidden(message),
-            404 => AppError::NotFound(message),
-            409 if message.starts_with("A kluster named") => {
-                AppError::Invalid(vec![kluster::FieldError {
-                    field: "name".into(),
-                    message,
-                }])
-            }
-            422 => match field_errors(&message) {
-                Some(errs) => AppError::Invalid(errs),
-                None => AppError::BadInput(message),
-            },
-            409 => AppError::BadInput(message),
-            412 => AppError::Stale,
-            s if s >= 500 => AppError::ControllerUnavailable,
-            _ => {
-                tracing::error!(
-                    status = status.as_u16(),
-                    message,
-                    path,
-                    "unexpected controller answer"
-                );
-                AppError::Internal
-            }
-        })
+        let body = resp.json::<kluster::ApiError>().await.ok();
+        let e = answer_error(status.as_u16(), body);
+        if e == AppError::Internal {
+            tracing::error!(
+                status = status.as_u16(),
+                path,
+                "unexpected controller answer"
+            );
+        }
+        Err(e)
+    }
+}
+
+/// What the dashboard makes of an error answer (`status`, and its body when it is the API's
+/// error body): by status, typed reason and named fields; the message is only shown, never
+/// inspected. A real Kubernikus sends no reason or fields: its message is shown as it is.
+pub fn answer_error(status: u16, body: Option<kluster::ApiError>) -> AppError {
+    let body = body.unwrap_or_default();
+    let fields = || {
+        body.fields
+            .iter()
+            .cloned()
+            .map(kluster::FieldError::from)
+            .collect::<Vec<_>>()
+    };
+    match status {
+        401 => AppError::SessionExpired,
+        403 if body.is(&kluster::ErrorReason::TerminationProtected) => AppError::Forbidden(
+            "This kluster has termination protection: a cloud admin must lift it before it can be deleted.".into(),
+        ),
+        403 => AppError::Forbidden(body.message),
+        404 => AppError::NotFound(body.message),
+        412 => AppError::Stale,
+        400 | 409 | 422 if !body.fields.is_empty() => AppError::Invalid(fields()),
+        400 | 409 | 422 => AppError::BadInput(body.message),
+        s if s >= 500 => AppError::ControllerUnavailable,
+        _ => AppError::Internal,
     }
 }
 
@@ -252,34 +257,28 @@ fn if_match(v: &str) -> Result<String, AppError> {
     Ok(format!("\"{v}\""))
 }
 
-/// Splits a 422 message of the form `field: message; field: message` (what the controller
-/// answers for rule violations) into field errors; a `; ` not followed by a field path
-/// belongs to the message. `None` when the message is not of that form.
-pub fn field_errors(message: &str) -> Option<Vec<kluster::FieldError>> {
-    let field_of = |part: &str| {
-        let (field, text) = part.split_once(": ")?;
-        let is_path = !field.is_empty()
-            && field
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._[]".contains(c));
-        is_path.then(|| (field.to_string(), text.to_string()))
-    };
-    let mut out: Vec<kluster::FieldError> = Vec::new();
-    for part in message.split("; ") {
-        match (field_of(part), out.last_mut()) {
-            (Some((field, message)), _) => out.push(kluster::FieldError { field, message }),
-            (None, Some(last)) => {
-                last.message.push_str("; ");
-                last.message.push_str(part);
-            }
-            (None, None) => return None,
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::answer_error;
+    use crate::error::AppError;
+    use kluster::{ApiError, ErrorField, ErrorReason};
+
+    fn body(code: i64, reason: Option<ErrorReason>, fields: &[(&str, &str)], m: &str) -> ApiError {
+        ApiError {
+            code,
+            message: m.into(),
+            reason,
+            fields: fields
+                .iter()
+                .map(|(p, m)| ErrorField {
+                    path: (*p).into(),
+                    message: (*m).into(),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn routes_name_no_kluster() {
         assert_eq!(
@@ -293,12 +292,74 @@ mod tests {
     }
 
     #[test]
-    fn api_rule_violations_split_into_fields() {
-        let e =
-            super::field_errors("name: Too long.; spec.nodePools[0].size: Too big: 200.").unwrap();
+    fn api_rule_violations_come_back_per_field_from_the_typed_body() {
+        let b = body(
+            422,
+            Some(ErrorReason::Validation),
+            &[
+                ("name", "Too long."),
+                ("spec.nodePools[0].size", "Too big: 200."),
+            ],
+            "name: Too long.; spec.nodePools[0].size: Too big: 200.",
+        );
+        let AppError::Invalid(e) = answer_error(422, Some(b)) else {
+            panic!("per field")
+        };
         assert_eq!(e.len(), 2);
         assert_eq!(e[1].field, "spec.nodePools[0].size");
         assert_eq!(e[1].message, "Too big: 200.");
-        assert!(super::field_errors("Kluster is terminating").is_none());
+        // Without fields (a Kubernikus, or a rule about no field) the message is shown.
+        let plain = body(422, None, &[], "Kluster is terminating");
+        assert_eq!(
+            answer_error(422, Some(plain)),
+            AppError::BadInput("Kluster is terminating".into())
+        );
+    }
+
+    #[test]
+    fn clashes_and_protection_are_recognised_by_reason_not_by_words() {
+        // Both name clashes (admission's and the store's) name the field.
+        for m in [
+            "A kluster named \"a\" already exists",
+            "A kluster with this name already exists",
+        ] {
+            let b = body(409, Some(ErrorReason::NameTaken), &[("name", m)], m);
+            assert_eq!(
+                answer_error(409, Some(b)).for_field("name").as_deref(),
+                Some(m)
+            );
+        }
+        let cidr = body(
+            409,
+            Some(ErrorReason::CidrOverlap),
+            &[("spec.clusterCIDR", "overlaps")],
+            "overlaps",
+        );
+        assert!(answer_error(409, Some(cidr))
+            .for_field("spec.clusterCIDR")
+            .is_some());
+        // A Kubernikus's clash, with words only, is shown as it is.
+        let kubernikus = body(409, None, &[], "A kluster named \"a\" already exists");
+        assert_eq!(
+            answer_error(409, Some(kubernikus)),
+            AppError::BadInput("A kluster named \"a\" already exists".into())
+        );
+        let protected = body(
+            403,
+            Some(ErrorReason::TerminationProtected),
+            &[],
+            "whatever words",
+        );
+        assert!(
+            matches!(answer_error(403, Some(protected)), AppError::Forbidden(m) if m.contains("termination protection"))
+        );
+        let words = body(403, None, &[], "Termination protection enabled");
+        assert_eq!(
+            answer_error(403, Some(words)),
+            AppError::Forbidden("Termination protection enabled".into())
+        );
+        assert_eq!(answer_error(401, None), AppError::SessionExpired);
+        assert_eq!(answer_error(502, None), AppError::ControllerUnavailable);
+        assert_eq!(answer_error(418, None), AppError::Internal);
     }
 }

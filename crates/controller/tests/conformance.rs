@@ -283,17 +283,25 @@ async fn every_implemented_operation_answers_as_the_swagger_says() {
             .0,
         403
     );
-    assert_eq!(
-        conform(&app, "POST", c, c, Some(&alice), Some(full.to_string()))
-            .await
-            .0,
-        409
-    );
+    let (s, clash) = conform(&app, "POST", c, c, Some(&alice), Some(full.to_string())).await;
+    assert_eq!(s, 409);
+    // The extensions are in the spec (the checker validated them) and say what happened.
+    assert_eq!(clash["reason"], "NameTaken", "{clash}");
+    assert_eq!(clash["fields"][0]["path"], "name", "{clash}");
     assert_eq!(
         conform(&app, "POST", c, c, Some(&alice), Some("{".into()))
             .await
             .0,
         422
+    );
+    let bad_pool = json!({"name": "conf2", "spec": {"nodePools": [
+        {"name": "small", "size": 500, "flavor": "m1.small", "availabilityZone": "az-a"}]}});
+    let (s, invalid) = conform(&app, "POST", c, c, Some(&alice), Some(bad_pool.to_string())).await;
+    assert_eq!(s, 422);
+    assert_eq!(invalid["reason"], "Validation", "{invalid}");
+    assert_eq!(
+        invalid["fields"][0]["path"], "spec.nodePools[0].size",
+        "{invalid}"
     );
     assert_eq!(
         conform(&app, "GET", one, "/api/v1/clusters/none", Some(&bob), None)
@@ -314,6 +322,32 @@ async fn every_implemented_operation_answers_as_the_swagger_says() {
         .0,
         202
     );
+}
+
+#[test]
+fn the_spec_lists_every_error_reason_and_event_detail_the_code_knows() {
+    let spec = spec();
+    let listed = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .expect("an enum")
+            .iter()
+            .map(|x| x.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let reasons = listed(&spec["definitions"]["error"]["properties"]["reason"]["enum"]);
+    let known: Vec<String> = kluster::ErrorReason::known()
+        .map(|r| r.as_str().to_string())
+        .collect();
+    assert_eq!(reasons, known);
+    let details = listed(&spec["definitions"]["Event"]["properties"]["detail"]["enum"]);
+    for d in &details {
+        assert_ne!(
+            kluster::EventDetail::parse(d),
+            kluster::EventDetail::Other(d.clone()),
+            "{d}"
+        );
+    }
+    assert_eq!(details, ["QuotaExceeded", "SeveralRouters"]);
 }
 
 #[test]

@@ -88,6 +88,7 @@ async fn a_kluster_created_again_starts_without_the_old_history(db: Database) {
             Some(&new),
             EventType::Normal,
             &running,
+            None,
             "Kluster k is running",
         )
         .await

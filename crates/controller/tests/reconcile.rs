@@ -83,6 +83,11 @@ async fn scaling_past_quota_says_which_quota_and_keeps_pool_status_current() {
         "Failed to create node: Quota exceeded for instances: Requested 1, but already used 6 of 6 instances. (HTTP 403)"
     );
     assert!(failed[0].count >= 2, "one event, counted: {failed:?}");
+    assert_eq!(
+        failed[0].detail,
+        Some(kluster::EventDetail::QuotaExceeded),
+        "typed: advice keys on this, not on the words"
+    );
     let pool = &w.get("k").await.unwrap().status.node_pools[0];
     assert_eq!(
         (pool.size, pool.running),

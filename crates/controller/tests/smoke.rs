@@ -190,9 +190,7 @@ fn quota_event(c: &Ctx) -> Pin<Box<dyn Future<Output = Result<(), String>> + '_>
                     a.iter().any(|e| {
                         e["reason"] == "FailedCreateNode"
                             && e["type"] == "Warning"
-                            && e["message"]
-                                .as_str()
-                                .is_some_and(|m| m.contains("Quota exceeded"))
+                            && e["detail"] == "QuotaExceeded"
                     })
                 })
             })

@@ -190,6 +190,57 @@ impl<'de> Deserialize<'de> for EventReason {
     }
 }
 
+/// Extension: a typed detail of an event, for advice that depends on more than the
+/// reason (spelled as the variant's name; unknown ones are kept as [`EventDetail::Other`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventDetail {
+    /// The cloud refused a server: the project's quota (instances, cores or RAM) is used up.
+    QuotaExceeded,
+    /// Several routers fit the kluster: one has to be chosen.
+    SeveralRouters,
+    /// A detail this code does not know, kept as sent.
+    Other(String),
+}
+
+impl EventDetail {
+    /// The wire spelling, e.g. `QuotaExceeded`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventDetail::QuotaExceeded => "QuotaExceeded",
+            EventDetail::SeveralRouters => "SeveralRouters",
+            EventDetail::Other(s) => s,
+        }
+    }
+
+    /// Parses a wire spelling; unknown details become [`EventDetail::Other`].
+    pub fn parse(s: &str) -> EventDetail {
+        match s {
+            "QuotaExceeded" => EventDetail::QuotaExceeded,
+            "SeveralRouters" => EventDetail::SeveralRouters,
+            other => EventDetail::Other(other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for EventDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventDetail {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventDetail {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(EventDetail::parse(&s))
+    }
+}
+
 impl KlusterPhase {
     /// The phase as Kubernikus spells it (`Pending`, `Creating`, …).
     pub fn as_str(self) -> &'static str {
@@ -262,5 +313,29 @@ mod tests {
         };
         assert_eq!(e.event_type(), Some(EventType::Warning));
         assert_eq!(e.event_reason(), EventReason::FailedCreateNode);
+    }
+
+    #[test]
+    fn details_are_optional_on_the_wire_and_unknown_ones_kept() {
+        let plain: Event = serde_json::from_str(
+            r#"{"count":1,"lastTimestamp":"t","firstTimestamp":"t","reason":"FailedCreateNode","message":"m","type":"Warning"}"#,
+        )
+        .unwrap();
+        assert_eq!(plain.detail, None);
+        assert!(!serde_json::to_string(&plain).unwrap().contains("detail"));
+        let quota = Event {
+            detail: Some(EventDetail::QuotaExceeded),
+            ..plain
+        };
+        let json = serde_json::to_value(&quota).unwrap();
+        assert_eq!(json["detail"], "QuotaExceeded");
+        assert_eq!(serde_json::from_value::<Event>(json).unwrap(), quota);
+        for d in [EventDetail::QuotaExceeded, EventDetail::SeveralRouters] {
+            assert_eq!(EventDetail::parse(d.as_str()), d);
+        }
+        assert_eq!(
+            serde_json::from_str::<EventDetail>("\"DiskFull\"").unwrap(),
+            EventDetail::Other("DiskFull".into())
+        );
     }
 }

@@ -7,8 +7,10 @@
 //! - [`defaults`]: the values Kubernikus fills in on create.
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
 //! - [`metadata`]: extension: a kluster's identity (uid) beside spec and status.
+//! - [`error`]: the error body, with its typed `reason` and `fields` extensions.
 
 pub mod defaults;
+pub mod error;
 pub mod event;
 pub mod metadata;
 pub mod model;
@@ -17,7 +19,8 @@ pub mod ops;
 pub mod update;
 pub mod validate;
 
-pub use event::{EventReason, EventType};
+pub use error::{ApiError, ErrorField, ErrorReason};
+pub use event::{EventDetail, EventReason, EventType};
 pub use metadata::KlusterMetadata;
 pub use model::*;
 pub use ops::{Attention, AuditRecord, OpsEvent, ProjectQuota, SpecChange};

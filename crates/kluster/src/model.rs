@@ -324,6 +324,10 @@ pub struct Event {
     /// `Normal` or `Warning`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// Extension: what the event is about, in a word a client can act on (e.g.
+    /// `QuotaExceeded` on a `FailedCreateNode`); absent from a real Kubernikus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<crate::event::EventDetail>,
 }
 
 /// `GET /info`.
@@ -530,18 +534,6 @@ pub struct Principal {
     /// Groups of the user.
     #[serde(default)]
     pub groups: Vec<String>,
-}
-
-/// The error body of every failed call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApiError {
-    /// HTTP status code.
-    pub code: i64,
-    /// What went wrong, in words.
-    pub message: String,
-    /// Link to more help.
-    #[serde(default, rename = "helpUrl", skip_serializing_if = "Option::is_none")]
-    pub help_url: Option<String>,
 }
 
 /// Extension (`GET /api/v1/openstack/quota`): one quota, limit and use.

@@ -8,7 +8,18 @@ use super::network::NetworkPickers;
 use super::state::FormState;
 use crate::components::style::{BOX, FIELD_ERROR, INPUT, LABEL, SUMMARY};
 
-/// The collapsed `<details>` with the settings most klusters leave alone.
+/// The fields inside, as the API names them.
+const ADVANCED_FIELDS: [&str; 6] = [
+    "spec.openstack.routerID",
+    "spec.openstack.networkID",
+    "spec.openstack.lbSubnetID",
+    "spec.sshPublicKey",
+    "spec.serviceCIDR",
+    "spec.clusterCIDR",
+];
+
+/// The collapsed `<details>` with the settings most klusters leave alone (open when the
+/// server's answer names one of them).
 #[component]
 pub fn AdvancedSettings(
     /// The form.
@@ -21,8 +32,15 @@ pub fn AdvancedSettings(
     let (form, meta) = (state.form, state.meta);
     let key_pairs = meta.with_value(|m| m.key_pairs.clone());
     let groups = meta.with_value(|m| m.security_groups.clone());
+    // Open when the server's answer names a field in here (e.g. a CIDR clash).
+    let named_here = move || {
+        state.server_error.with(|e| {
+            e.as_ref()
+                .is_some_and(|e| ADVANCED_FIELDS.iter().any(|f| e.for_field(f).is_some()))
+        })
+    };
     view! {
-        <details class=BOX>
+        <details class=BOX open=named_here>
             <summary class=SUMMARY>"Advanced: network, security, SSH, CIDRs"</summary>
             <div class="mt-3 grid gap-4 sm:grid-cols-2">
                 <NetworkPickers state initial_router/>

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::advice::next_step;
 use crate::components::style::{EVENT_NORMAL, EVENT_WARNING, H2, META, NEXT_STEP, SECTION};
-use crate::model::next_step;
 
 /// The kluster's recent events (as the controller aggregates them: a repeat counts up).
 #[component]
@@ -34,7 +34,7 @@ pub fn RecentEvents(
 #[component]
 fn EventItem(e: kluster::Event) -> impl IntoView {
     let warning = e.kind == "Warning";
-    let step = next_step(&e.reason, &e.message);
+    let step = next_step(&e);
     let when = e.last_timestamp.replace('T', " ").replace('Z', " UTC");
     view! {
         <li class=if warning { EVENT_WARNING } else { EVENT_NORMAL }>

@@ -3,13 +3,13 @@
 //! with the control plane and the project's klusters on the same router.
 
 use axum::http::StatusCode;
-use kluster::{net::Cidr, Kluster, KlusterPhase, KlusterStatus};
+use kluster::{net::Cidr, ErrorReason, Kluster, KlusterPhase, KlusterStatus};
 
 use super::{ApiError, ApiSettings};
 
 /// The kluster to store for create request `k` in `project`, whose klusters are `others`;
-/// or the refusal (422 for a bad request or version, 409 for a name or range clash):
-/// [`prepare`], then [`place`].
+/// or the refusal (422 for a bad request or version, 409 for a name or range clash), with
+/// its typed reason and the fields at fault: [`prepare`], then [`place`].
 #[cfg(test)]
 pub fn admit(
     k: Kluster,
@@ -23,7 +23,7 @@ pub fn admit(
 /// Create request `k` validated, with Kubernikus's defaults and an available version; its
 /// pod range stays unset (`None`) when the request gave none, for [`place`] to pick.
 pub fn prepare(mut k: Kluster, settings: &ApiSettings) -> Result<Kluster, ApiError> {
-    kluster::validate::kluster(&k).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+    kluster::validate::kluster(&k).map_err(ApiError::invalid)?;
     let pod_range_given = k
         .spec
         .cluster_cidr
@@ -36,11 +36,14 @@ pub fn prepare(mut k: Kluster, settings: &ApiSettings) -> Result<Kluster, ApiErr
     if !settings.available_versions.is_empty()
         && !settings.available_versions.contains(&k.spec.version)
     {
-        return Err(ApiError::unprocessable(format!(
-            "spec.version: {} is not available; choose one of {}",
+        let why = format!(
+            "{} is not available; choose one of {}",
             k.spec.version,
             settings.available_versions.join(", ")
-        )));
+        );
+        return Err(
+            ApiError::unprocessable(format!("spec.version: {why}")).on_field("spec.version", why)
+        );
     }
     Ok(k)
 }
@@ -55,10 +58,7 @@ pub fn place(
     project: &str,
 ) -> Result<Kluster, ApiError> {
     if others.iter().any(|o| o.name == k.name) {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            format!("A kluster named {:?} already exists", k.name),
-        ));
+        return Err(ApiError::name_taken(&k.name));
     }
     if k.spec.cluster_cidr.is_none() && !k.spec.no_cloud {
         // The default pod range is taken on this router: use the next free /16 of
@@ -75,8 +75,10 @@ pub fn place(
         };
         k.spec.cluster_cidr = Some(free);
     }
-    if let Some(m) = cidr_conflict(&k, others, &settings.reserved_cidrs) {
-        return Err(ApiError::new(StatusCode::CONFLICT, m));
+    if let Some((field, m)) = cidr_conflict(&k, others, &settings.reserved_cidrs) {
+        return Err(ApiError::new(StatusCode::CONFLICT, m.clone())
+            .because(ErrorReason::CidrOverlap)
+            .on_field(field, m));
     }
     k.status = KlusterStatus {
         phase: KlusterPhase::Pending,
@@ -110,15 +112,28 @@ fn no_free_default_range(router: &str) -> ApiError {
 }
 
 /// The first CIDR clash of `k` with the control plane's ranges or with the project's
-/// klusters on the same router (a kluster without router is compared with all).
-fn cidr_conflict(k: &Kluster, others: &[Kluster], reserved: &[String]) -> Option<String> {
+/// klusters on the same router (a kluster without router is compared with all): the
+/// field's JSON path and the message.
+fn cidr_conflict(
+    k: &Kluster,
+    others: &[Kluster],
+    reserved: &[String],
+) -> Option<(&'static str, String)> {
     let service = Cidr::parse(&k.spec.service_cidr);
     let cluster = k.spec.cluster_cidr.as_deref().and_then(Cidr::parse);
     for r in reserved {
         let Some(rc) = Cidr::parse(r) else { continue };
         for (field, c) in [("serviceCIDR", service), ("clusterCIDR", cluster)] {
             if c.is_some_and(|c| c.overlaps(rc)) {
-                return Some(format!("{field} overlaps the control plane's range {r}"));
+                let path = if field == "serviceCIDR" {
+                    "spec.serviceCIDR"
+                } else {
+                    "spec.clusterCIDR"
+                };
+                return Some((
+                    path,
+                    format!("{field} overlaps the control plane's range {r}"),
+                ));
             }
         }
     }
@@ -131,11 +146,11 @@ fn cidr_conflict(k: &Kluster, others: &[Kluster], reserved: &[String]) -> Option
         }
         if let Some(oc) = o.spec.cluster_cidr.as_deref().and_then(Cidr::parse) {
             if cluster.overlaps(oc) {
-                return Some(format!(
+                return Some(("spec.clusterCIDR", format!(
                     "clusterCIDR {} overlaps the clusterCIDR of kluster {:?} on the same router; choose another range",
                     k.spec.cluster_cidr.as_deref().unwrap_or_default(),
                     o.name
-                ));
+                )));
             }
         }
     }
@@ -169,6 +184,12 @@ mod tests {
     fn refused(k: Kluster, others: &[Kluster], settings: &ApiSettings) -> (u16, String) {
         let e = admit(k, others, settings, "p1").unwrap_err();
         (e.status.as_u16(), e.message)
+    }
+
+    /// The refusal's reason and the paths of the fields it names.
+    fn typed(k: Kluster, others: &[Kluster]) -> (Option<ErrorReason>, Vec<String>) {
+        let e = admit(k, others, &ApiSettings::default(), "p1").unwrap_err();
+        (e.reason, e.fields.into_iter().map(|f| f.path).collect())
     }
 
     #[test]
@@ -270,5 +291,47 @@ mod tests {
         let (status, m) = refused(request("Bad_Name", None, ""), &[], &settings);
         assert_eq!(status, 422);
         assert!(m.starts_with("name: "), "{m}");
+    }
+
+    #[test]
+    fn refusals_say_why_and_which_field_in_types() {
+        let a = admitted("a", Some("10.1.0.0/16"), &[]);
+        let one = std::slice::from_ref(&a);
+        let f = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            typed(request("a", None, ""), one),
+            (Some(ErrorReason::NameTaken), f(&["name"]))
+        );
+        assert_eq!(
+            typed(request("b", Some("10.1.128.0/17"), ""), one),
+            (Some(ErrorReason::CidrOverlap), f(&["spec.clusterCIDR"]))
+        );
+        let mut service = request("c", None, "");
+        service.spec.service_cidr = "198.19.0.0/17".into();
+        assert_eq!(
+            typed(service, &[]),
+            (Some(ErrorReason::CidrOverlap), f(&["spec.serviceCIDR"]))
+        );
+        let mut old = request("b", None, "");
+        old.spec.version = "1.20.0".into();
+        assert_eq!(
+            typed(old, &[]),
+            (Some(ErrorReason::Validation), f(&["spec.version"]))
+        );
+        let mut bad = request("Bad_Name", None, "");
+        bad.spec.node_pools.push(kluster::NodePool {
+            name: "p".into(),
+            size: 500,
+            flavor: "m1.small".into(),
+            availability_zone: "az-a".into(),
+            ..Default::default()
+        });
+        assert_eq!(
+            typed(bad, &[]),
+            (
+                Some(ErrorReason::Validation),
+                f(&["name", "spec.nodePools[0].size"])
+            )
+        );
     }
 }

@@ -111,8 +111,8 @@ pub async fn update(
                 let version = cur.metadata.as_ref().map(|m| m.resource_version.as_str());
                 m.check(version.unwrap_or_default())?;
             }
-            let next = kluster::update::apply(cur, &req, cur.status.phase)
-                .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+            let next =
+                kluster::update::apply(cur, &req, cur.status.phase).map_err(ApiError::invalid)?;
             if let Some(c) = &catalog {
                 catalog::check_added_pools(cur, &next, c)?;
             }
@@ -143,10 +143,10 @@ pub async fn terminate(
     let who = caller.allow(&st, "TerminateCluster")?;
     let stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "Termination protection enabled",
-        ));
+        return Err(
+            ApiError::new(StatusCode::FORBIDDEN, "Termination protection enabled")
+                .because(kluster::ErrorReason::TerminationProtected),
+        );
     }
     let mut phase_before = KlusterPhase::Terminating;
     let terminating = st
@@ -175,6 +175,7 @@ pub async fn terminate(
             uid,
             kluster::EventType::Normal,
             &kluster::EventReason::Terminating,
+            None,
             &format!("Kluster {name} is terminating"),
         )
         .await?;

@@ -108,7 +108,7 @@ pub async fn get_simulator(
 
 /// The simulated cloud could not answer (its database is away): 503 in words.
 fn cloud_failed(e: crate::cloud::CloudError) -> ApiError {
-    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.0)
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.message)
 }
 
 /// `PUT /api/v1/simulator[?project=<id>]` (cloud admins): replaces the project's faults and

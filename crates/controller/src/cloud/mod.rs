@@ -11,10 +11,42 @@ use std::time::Duration;
 /// A boxed future, so that providers can sit behind `dyn Cloud`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A cloud API failure, with the cloud's own words.
+/// A cloud API failure, with the cloud's own words and what kind of failure it is.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{0}")]
-pub struct CloudError(pub String);
+#[error("{message}")]
+pub struct CloudError {
+    /// The cloud's words.
+    pub message: String,
+    /// What kind of failure (events and advice key on this, never on the words).
+    pub kind: CloudErrorKind,
+}
+
+/// Kinds of cloud failures the controller treats differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloudErrorKind {
+    /// Anything else.
+    Other,
+    /// The project's quota does not allow it (Nova's 403 "Quota exceeded").
+    QuotaExceeded,
+}
+
+impl CloudError {
+    /// A failure with the cloud's `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            kind: CloudErrorKind::Other,
+        }
+    }
+
+    /// The project's quota refused the call.
+    pub fn quota_exceeded(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            kind: CloudErrorKind::QuotaExceeded,
+        }
+    }
+}
 
 /// A server to boot for a node pool.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kluster::{EventReason, EventType, Kluster, Router};
+use kluster::{EventDetail, EventReason, EventType, Kluster, Router};
 use tokio::time::Instant;
 
 use crate::cloud::{Cloud, CloudError, Resource, Server};
@@ -146,7 +146,7 @@ impl Ctx<'_> {
         match tokio::time::timeout_at(until, fut).await {
             Ok(r) => r,
             Err(_) if until < now + call_timeout => Err(self.spent()),
-            Err(_) => Err(CloudError(format!(
+            Err(_) => Err(CloudError::new(format!(
                 "the cloud did not answer within {}",
                 human(call_timeout)
             ))),
@@ -154,26 +154,27 @@ impl Ctx<'_> {
     }
 
     fn spent(&self) -> CloudError {
-        CloudError(format!(
+        CloudError::new(format!(
             "the cloud answers too slowly: this pass's time budget for the project ({}) is spent; the next pass goes on",
             human(self.budget)
         ))
     }
 
-    /// Records an event about kluster `k` (by its uid; aggregated with identical ones) and
-    /// logs its first occurrence.
+    /// Records an event about kluster `k` (by its uid; aggregated with identical ones),
+    /// with a typed `detail` when there is one, and logs its first occurrence.
     pub async fn event(
         &self,
         k: &Kluster,
         kind: EventType,
         reason: EventReason,
+        detail: Option<EventDetail>,
         message: &str,
     ) -> Result<(), StoreError> {
         let project = self.project;
         let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
         let (_, count) = self
             .store()
-            .record_event_counted(project, &k.name, uid, kind, &reason, message)
+            .record_event_counted(project, &k.name, uid, kind, &reason, detail.as_ref(), message)
             .await?;
         let k = k.name.as_str();
         let controller = controller_of(&reason);
@@ -204,7 +205,8 @@ impl Ctx<'_> {
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
-        self.event(k, EventType::Normal, reason, message).await
+        self.event(k, EventType::Normal, reason, None, message)
+            .await
     }
 
     /// A Warning event.
@@ -214,7 +216,20 @@ impl Ctx<'_> {
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
-        self.event(k, EventType::Warning, reason, message).await
+        self.event(k, EventType::Warning, reason, None, message)
+            .await
+    }
+
+    /// A Warning event with a typed detail (advice keys on it, not on the message).
+    pub async fn warn_with(
+        &self,
+        k: &Kluster,
+        reason: EventReason,
+        detail: Option<EventDetail>,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.event(k, EventType::Warning, reason, detail, message)
+            .await
     }
 }
 

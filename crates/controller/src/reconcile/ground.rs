@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use kluster::{EventReason, Kluster, KlusterPhase, Router};
+use kluster::{EventDetail, EventReason, Kluster, KlusterPhase, Router};
 
 pub use super::ctx::{human, Timing};
 use super::ctx::{Ctx, Observed, Outcome};
@@ -33,6 +33,8 @@ pub enum Step {
     Warn {
         /// Stable reason, e.g. `ConfigurationError`.
         reason: EventReason,
+        /// Typed detail for advice, e.g. `SeveralRouters`.
+        detail: Option<EventDetail>,
         /// What the user should know.
         message: String,
     },
@@ -64,6 +66,7 @@ pub fn plan(
         return vec![
             Step::Warn {
                 reason: EventReason::FailedCreate,
+                detail: None,
                 message: message.clone(),
             },
             Step::SetMessage(message),
@@ -106,12 +109,14 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
         .iter()
         .filter(|r| os.router_id.is_empty() || r.id == os.router_id)
         .collect();
-    let warn = |message: String| {
+    let warn_with = |detail: Option<EventDetail>, message: String| {
         vec![Step::Warn {
             reason: EventReason::ConfigurationError,
+            detail,
             message,
         }]
     };
+    let warn = |message: String| warn_with(None, message);
     let router = match candidates.as_slice() {
         [one] => *one,
         [] if !os.router_id.is_empty() => {
@@ -119,10 +124,13 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
         }
         [] => return warn("found no router: create one or set spec.openstack.routerID".into()),
         many => {
-            return warn(format!(
-                "found {} routers: choose one in spec.openstack.routerID (Advanced → Router)",
-                many.len()
-            ))
+            return warn_with(
+                Some(EventDetail::SeveralRouters),
+                format!(
+                    "found {} routers: choose one in spec.openstack.routerID (Advanced → Router)",
+                    many.len()
+                ),
+            )
         }
     };
     let networks: Vec<_> = router
@@ -195,7 +203,11 @@ pub async fn reconcile(
                 let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
                 ctx.normal(k, EventReason::phase(p), &message).await?;
             }
-            Step::Warn { reason, message } => ctx.warn(k, reason, &message).await?,
+            Step::Warn {
+                reason,
+                detail,
+                message,
+            } => ctx.warn_with(k, reason, detail, &message).await?,
         }
     }
     Ok(Outcome::default())
@@ -341,12 +353,12 @@ mod tests {
         let two = [router("r1", &["s1"]), router("r2", &["s2"])];
         let p = plan(&k, Some(&two), Duration::ZERO, Duration::ZERO, T);
         assert!(
-            matches!(&p[..], [Step::Warn { reason: EventReason::ConfigurationError, message }] if message.starts_with("found 2 routers")),
+            matches!(&p[..], [Step::Warn { reason: EventReason::ConfigurationError, detail: Some(EventDetail::SeveralRouters), message }] if message.starts_with("found 2 routers")),
             "{p:?}"
         );
         assert!(matches!(
             &plan(&k, Some(&[]), Duration::ZERO, Duration::ZERO, T)[..],
-            [Step::Warn { .. }]
+            [Step::Warn { detail: None, .. }]
         ));
         // Naming the router resolves the ambiguity.
         let mut chosen = k.clone();

@@ -3,10 +3,10 @@
 //! scale-down removes unregistered servers first, then cordoned nodes, then the youngest.
 //! Servers of pools that no longer exist are removed.
 
-use kluster::{EventReason, Kluster, NodePool, NodePoolInfo};
+use kluster::{EventDetail, EventReason, Kluster, NodePool, NodePoolInfo};
 
 use super::ctx::{Ctx, Observed, Outcome};
-use crate::cloud::{Server, ServerSpec, ServerStatus};
+use crate::cloud::{CloudErrorKind, Server, ServerSpec, ServerStatus};
 use crate::store::StoreError;
 
 /// Name prefix of a pool's servers.
@@ -217,7 +217,10 @@ pub async fn reconcile(
                 Err(e) => {
                     // The same error would repeat for the rest of the pool: stop here.
                     let message = format!("Failed to create node: {e}");
-                    ctx.warn(k, EventReason::FailedCreateNode, &message).await?;
+                    let detail = (e.kind == CloudErrorKind::QuotaExceeded)
+                        .then_some(EventDetail::QuotaExceeded);
+                    ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
+                        .await?;
                     break;
                 }
             }

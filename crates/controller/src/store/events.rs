@@ -1,7 +1,7 @@
 //! Events: recorded with aggregation of identical ones, and a change sequence number that
 //! streams resume after.
 
-use kluster::{EventReason, EventType};
+use kluster::{EventDetail, EventReason, EventType};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -18,16 +18,18 @@ impl Store {
         reason: &EventReason,
         message: &str,
     ) -> Result<i64, StoreError> {
-        self.record_event_counted(project, kluster, None, kind, reason, message)
+        self.record_event_counted(project, kluster, None, kind, reason, None, message)
             .await
             .map(|(id, _)| id)
     }
 
     /// Records an event about kluster `kluster` with uid `uid` (`None`: the uid of the
-    /// kluster of that name now, none if there is none), returning its id and count (1:
-    /// new). An identical event (same type, reason and message) of the same kluster seen
-    /// before is aggregated: its count grows and its last timestamp moves. Either way the
-    /// event gets the next sequence number and streams wake up.
+    /// kluster of that name now, none if there is none) and a typed `detail` (kept with a
+    /// new event; an aggregated repeat has the same type, reason and message, so the same
+    /// detail), returning its id and count (1: new). An identical event (same type, reason
+    /// and message) of the same kluster seen before is aggregated: its count grows and its
+    /// last timestamp moves. Either way the event gets the next sequence number and
+    /// streams wake up.
     ///
     /// Sequence numbers are handed out in commit order: SQLite has one writer at a time;
     /// on PostgreSQL the transaction takes an advisory lock before it draws from the
@@ -40,10 +42,12 @@ impl Store {
         uid: Option<&str>,
         kind: EventType,
         reason: &EventReason,
+        detail: Option<&EventDetail>,
         message: &str,
     ) -> Result<(i64, i64), StoreError> {
         self.check_ready()?;
         let (kind, reason) = (kind.as_str(), reason.as_str());
+        let detail = detail.map(EventDetail::as_str).unwrap_or_default();
         let next_seq = match self.dialect {
             Dialect::Sqlite => "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events)",
             Dialect::Postgres => "nextval('event_seq')",
@@ -87,8 +91,8 @@ impl Store {
             Some(row) => row,
             None => {
                 sqlx::query(&format!(
-                    "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq, kluster_uid)
-                     VALUES ($1, $2, $3, $4, $5, $6, $6, {next_seq}, $7)
+                    "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq, kluster_uid, detail)
+                     VALUES ($1, $2, $3, $4, $5, $6, $6, {next_seq}, $7, $8)
                      RETURNING id, seq, count"
                 ))
                 .bind(project)
@@ -98,6 +102,7 @@ impl Store {
                 .bind(message)
                 .bind(&now)
                 .bind(&uid)
+                .bind(detail)
                 .fetch_one(&mut *tx)
                 .await?
             }
@@ -122,7 +127,7 @@ impl Store {
     ) -> Result<Vec<kluster::Event>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(
-            "SELECT count, last_timestamp, first_timestamp, reason, message, type FROM events
+            "SELECT count, last_timestamp, first_timestamp, reason, message, type, detail FROM events
              WHERE project_id = $1 AND kluster = $2 AND ($3 = '*' OR kluster_uid = $3)
              ORDER BY last_timestamp, id",
         )
@@ -165,7 +170,7 @@ impl Store {
     ) -> Result<Vec<kluster::ProjectEvent>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(
-            "SELECT count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster
+            "SELECT count, last_timestamp, first_timestamp, reason, message, type, detail, id, seq, kluster
              FROM events
              WHERE project_id = $1 AND seq > $2 AND ($3 = '' OR kluster = $3)
              ORDER BY seq LIMIT $4",
@@ -189,7 +194,7 @@ impl Store {
     ) -> Result<Vec<kluster::ProjectEvent>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(
-            "SELECT count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster
+            "SELECT count, last_timestamp, first_timestamp, reason, message, type, detail, id, seq, kluster
              FROM events
              WHERE project_id = $1 AND ($2 = '' OR kluster = $2)
              ORDER BY seq DESC LIMIT $3",
@@ -208,18 +213,19 @@ impl Store {
     }
 }
 
-/// Columns: the six of [`event_of`], then id, seq, kluster.
+/// Columns: the seven of [`event_of`], then id, seq, kluster.
 pub(super) fn project_event_of(r: &AnyRow) -> Result<kluster::ProjectEvent, StoreError> {
     Ok(kluster::ProjectEvent {
         event: event_of(r)?,
-        id: r.try_get(6)?,
-        seq: r.try_get(7)?,
-        kluster: r.try_get(8)?,
+        id: r.try_get(7)?,
+        seq: r.try_get(8)?,
+        kluster: r.try_get(9)?,
     })
 }
 
-/// Columns: count, last_timestamp, first_timestamp, reason, message, type.
+/// Columns: count, last_timestamp, first_timestamp, reason, message, type, detail.
 fn event_of(r: &AnyRow) -> Result<kluster::Event, StoreError> {
+    let detail: String = r.try_get(6)?;
     Ok(kluster::Event {
         count: r.try_get(0)?,
         last_timestamp: r.try_get(1)?,
@@ -227,6 +233,7 @@ fn event_of(r: &AnyRow) -> Result<kluster::Event, StoreError> {
         reason: r.try_get(3)?,
         message: r.try_get(4)?,
         kind: r.try_get(5)?,
+        detail: (!detail.is_empty()).then(|| EventDetail::parse(&detail)),
     })
 }
 
@@ -270,7 +277,24 @@ mod tests {
             (ev[0].reason.as_str(), ev[0].count),
             ("FailedCreateNode", 2)
         );
+        assert_eq!(ev[0].detail, None);
         assert!(s.events("p2", "k", None).await.unwrap().is_empty());
+        // A typed detail is kept with the event and read back.
+        s.record_event_counted(
+            "p1",
+            "q",
+            None,
+            EventType::Warning,
+            &EventReason::FailedCreateNode,
+            Some(&EventDetail::QuotaExceeded),
+            "Quota exceeded for instances",
+        )
+        .await
+        .unwrap();
+        let ev = s.events("p1", "q", None).await.unwrap();
+        assert_eq!(ev[0].detail, Some(EventDetail::QuotaExceeded));
+        let since = s.events_since("p1", Some("q"), 0, 10).await.unwrap();
+        assert_eq!(since[0].event.detail, Some(EventDetail::QuotaExceeded));
     }
 
     #[tokio::test]

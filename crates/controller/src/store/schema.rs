@@ -177,6 +177,11 @@ const MIGRATIONS: &[Migration] = &[
          CREATE INDEX audit_by_project ON audit (project_id, id);
          CREATE INDEX audit_by_kluster ON audit (project_id, kluster, id);",
     },
+    // 10: an event's typed detail (e.g. QuotaExceeded; '' = none).
+    Migration {
+        sqlite: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
+        postgres: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

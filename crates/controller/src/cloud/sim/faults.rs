@@ -84,8 +84,8 @@ impl SimCloud {
             std::future::pending::<()>().await;
         }
         if faults.api_error {
-            return Err(CloudError(
-                "Unexpected API Error. The server has either erred or is incapable of performing the requested operation. (HTTP 500)".into(),
+            return Err(CloudError::new(
+                "Unexpected API Error. The server has either erred or is incapable of performing the requested operation. (HTTP 500)",
             ));
         }
         Ok(())

@@ -142,8 +142,8 @@ impl SimCloud {
                     .await;
                 match result {
                     Ok(Ok(r)) => Ok(r),
-                    Ok(Err(e)) => Err(CloudError(format!("The simulated cloud failed: {e}"))),
-                    Err(e) => Err(CloudError(format!(
+                    Ok(Err(e)) => Err(CloudError::new(format!("The simulated cloud failed: {e}"))),
+                    Err(e) => Err(CloudError::new(format!(
                         "The simulated cloud cannot be reached: {e} (HTTP 503)"
                     ))),
                 }
@@ -252,7 +252,7 @@ impl Cloud for SimCloud {
             if found {
                 Ok(())
             } else {
-                Err(CloudError(format!(
+                Err(CloudError::new(format!(
                     "Instance {id} could not be found. (HTTP 404)"
                 )))
             }
@@ -301,7 +301,9 @@ impl Cloud for SimCloud {
             if found {
                 Ok(())
             } else {
-                Err(CloudError(format!("Resource {id} could not be found.")))
+                Err(CloudError::new(format!(
+                    "Resource {id} could not be found."
+                )))
             }
         })
     }

@@ -231,19 +231,19 @@ impl SimCloud {
     ) -> Result<Server, CloudError> {
         let now = self.clock.now();
         let Some((_, vcpus, ram)) = FLAVORS.iter().find(|f| f.0 == spec.flavor) else {
-            return Err(CloudError(format!(
+            return Err(CloudError::new(format!(
                 "Flavor {} could not be found. (HTTP 400)",
                 spec.flavor
             )));
         };
         if !IMAGES.contains(&spec.image.as_str()) {
-            return Err(CloudError(format!(
+            return Err(CloudError::new(format!(
                 "Image {} could not be found. (HTTP 400)",
                 spec.image
             )));
         }
         if !spec.availability_zone.is_empty() && !ZONES.contains(&spec.availability_zone.as_str()) {
-            return Err(CloudError(format!(
+            return Err(CloudError::new(format!(
                 "The requested availability zone is not available: {} (HTTP 400)",
                 spec.availability_zone
             )));
@@ -265,7 +265,7 @@ impl SimCloud {
         self.settle(p, now);
         let q = Self::usage(p);
         let exceeded = |what: &str, requested: i64, u: Usage| {
-            CloudError(format!(
+            CloudError::quota_exceeded(format!(
                 "Quota exceeded for {what}: Requested {requested}, but already used {} of {} {what}. (HTTP 403)",
                 u.used, u.limit
             ))

@@ -97,9 +97,10 @@ async fn quotas_bite_with_novas_words() {
         .await
         .unwrap_err();
     assert_eq!(
-        e.0,
+        e.message,
         "Quota exceeded for cores: Requested 4, but already used 8 of 10 cores. (HTTP 403)"
     );
+    assert_eq!(e.kind, crate::cloud::CloudErrorKind::QuotaExceeded);
     c.create_server("p", &spec("b", "m1.small")).await.unwrap();
     let q = c.quota("p").await.unwrap();
     assert_eq!(
@@ -110,7 +111,11 @@ async fn quotas_bite_with_novas_words() {
         .create_server("p", &spec("c", "m9.huge"))
         .await
         .unwrap_err();
-    assert!(e.0.contains("Flavor m9.huge could not be found"), "{e}");
+    assert!(
+        e.message.contains("Flavor m9.huge could not be found"),
+        "{e}"
+    );
+    assert_eq!(e.kind, crate::cloud::CloudErrorKind::Other);
 }
 
 #[tokio::test]
@@ -142,7 +147,8 @@ async fn faults_switch_per_project() {
         .create_server("p", &spec("b", "m1.small"))
         .await
         .unwrap_err();
-    assert!(e.0.starts_with("Quota exceeded for instances"), "{e}");
+    assert!(e.message.starts_with("Quota exceeded for instances"), "{e}");
+    assert_eq!(e.kind, crate::cloud::CloudErrorKind::QuotaExceeded);
     let mut p = c.project("p").await.unwrap();
     p.faults = Faults {
         api_timeout: true,

@@ -23,7 +23,7 @@ pub async fn list_klusters() -> Result<Vec<crate::model::KlusterRow>, AppError> 
         .map(|k| {
             let created = k.creation_timestamp.clone();
             let mut row: crate::model::KlusterRow = k.into();
-            row.age = crate::model::age(&created, now_ms);
+            row.age = crate::pages::timeline::age(&created, now_ms);
             row
         })
         .collect())

@@ -27,7 +27,7 @@ pub async fn list_klusters() -> Result<Vec<crate::model::KlusterRow>, AppError> 
                 .map(|m| m.creation_timestamp.clone())
                 .unwrap_or_default();
             let mut row: crate::model::KlusterRow = k.into();
-            row.age = crate::model::age(&created, now_ms);
+            row.age = crate::pages::timeline::age(&created, now_ms);
             row
         })
         .collect())

@@ -7,6 +7,7 @@ use serde_json::json;
 use url::Url;
 
 use crate::model::wire;
+use crate::observe::{Observer, ObserverFn};
 use crate::{Error, Project, Token, TokenSecret};
 
 const SUBJECT_TOKEN: &str = "X-Subject-Token";
@@ -69,21 +70,6 @@ pub struct Client {
     observer: Observer,
 }
 
-/// Told about every call to Keystone: the operation (`password_auth`, `rescope`,
-/// `validate`, `revoke`, `auth_projects`, `probe`), how long it took, and its error if it
-/// failed (for metrics).
-pub type ObserverFn = dyn Fn(&'static str, Duration, Option<&Error>) + Send + Sync;
-
-/// The optional observer of a [`Client`].
-#[derive(Clone, Default)]
-struct Observer(Option<std::sync::Arc<ObserverFn>>);
-
-impl std::fmt::Debug for Observer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Observer" } else { "None" })
-    }
-}
-
 impl Client {
     /// Creates a client for the v3 endpoint at `base` with short connect and request timeouts.
     pub fn new(base: &str) -> Result<Self, Error> {
@@ -118,12 +104,7 @@ impl Client {
         operation: &'static str,
         call: impl std::future::Future<Output = Result<T, Error>>,
     ) -> Result<T, Error> {
-        let start = std::time::Instant::now();
-        let r = call.await;
-        if let Some(o) = &self.observer.0 {
-            o(operation, start.elapsed(), r.as_ref().err());
-        }
-        r
+        self.observer.observed(operation, call).await
     }
 
     /// The identity endpoint this client talks to.

@@ -8,7 +8,9 @@
 mod client;
 mod error;
 mod model;
+mod observe;
 
-pub use client::{Client, ObserverFn, PasswordAuth, ProjectRef};
+pub use client::{Client, PasswordAuth, ProjectRef};
 pub use error::Error;
 pub use model::{Domain, NamedRef, Project, Token, TokenSecret};
+pub use observe::ObserverFn;

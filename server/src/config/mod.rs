@@ -409,4 +409,37 @@ mod tests {
         assert_eq!(c.public_origin, "https://mc.example");
         assert!(c.https);
     }
+
+    #[test]
+    fn logs_are_text_and_span_export_off_unless_configured() {
+        let base = || Settings {
+            controller_url: Some("http://k".into()),
+            ..Default::default()
+        };
+        let c = Config::resolve(base()).unwrap();
+        assert_eq!(c.log_format, controller::telemetry::LogFormat::Text);
+        assert_eq!(c.otlp_endpoint, None, "no export by default");
+        let c = Config::resolve(Settings {
+            log_format: Some("json".into()),
+            otlp_endpoint: Some("  ".into()),
+            ..base()
+        })
+        .unwrap();
+        assert_eq!(c.log_format, controller::telemetry::LogFormat::Json);
+        assert_eq!(c.otlp_endpoint, None, "an empty endpoint exports nothing");
+        let err = Config::resolve(Settings {
+            log_format: Some("xml".into()),
+            ..base()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("log_format:"), "{err}");
+        let err = Config::resolve(Settings {
+            otlp_endpoint: Some("127.0.0.1:4318".into()),
+            ..base()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("otlp_endpoint:"), "{err}");
+    }
 }

@@ -60,7 +60,19 @@ pub fn place(
     if others.iter().any(|o| o.name == k.name) {
         return Err(ApiError::name_taken(&k.name));
     }
+    let clash = |k: &Kluster| {
+        cidr_conflict(k, others, &settings.reserved_cidrs).map(|(field, m)| {
+            ApiError::new(StatusCode::CONFLICT, m.clone())
+                .because(ErrorReason::CidrOverlap)
+                .on_field(field, m)
+        })
+    };
     if k.spec.cluster_cidr.is_none() && !k.spec.no_cloud {
+        // The service range is the user's: its clash is said as such, before any default
+        // pod range is looked for.
+        if let Some(e) = clash(&k) {
+            return Err(e);
+        }
         // The default pod range is taken on this router: use the next free /16 of
         // 100.100.0.0–100.127.255.255, so that klusters created with defaults never clash.
         let free = DEFAULT_POD_RANGES
@@ -75,10 +87,8 @@ pub fn place(
         };
         k.spec.cluster_cidr = Some(free);
     }
-    if let Some((field, m)) = cidr_conflict(&k, others, &settings.reserved_cidrs) {
-        return Err(ApiError::new(StatusCode::CONFLICT, m.clone())
-            .because(ErrorReason::CidrOverlap)
-            .on_field(field, m));
+    if let Some(e) = clash(&k) {
+        return Err(e);
     }
     k.status = KlusterStatus {
         phase: KlusterPhase::Pending,
@@ -103,12 +113,12 @@ fn no_free_default_range(router: &str) -> ApiError {
         "" => "this project's routers".to_string(),
         r => format!("router {r}"),
     };
-    ApiError::new(
-        StatusCode::CONFLICT,
-        format!(
-            "spec.clusterCIDR: no free default pod range is left on {on}: all {count} default ranges (100.{first}.0.0/16 to 100.{last}.0.0/16) are used by klusters there. Give this kluster its own pod range (spec.clusterCIDR, one no kluster on the router uses, e.g. from 10.0.0.0/8), create it on another router, or delete a kluster on this router you no longer need"
-        ),
-    )
+    let why = format!(
+        "no free default pod range is left on {on}: all {count} default ranges (100.{first}.0.0/16 to 100.{last}.0.0/16) are used by klusters there. Give this kluster its own pod range (spec.clusterCIDR, one no kluster on the router uses, e.g. from 10.0.0.0/8), create it on another router, or delete a kluster on this router you no longer need"
+    );
+    ApiError::new(StatusCode::CONFLICT, format!("spec.clusterCIDR: {why}"))
+        .because(ErrorReason::CidrOverlap)
+        .on_field("spec.clusterCIDR", why)
 }
 
 /// The first CIDR clash of `k` with the control plane's ranges or with the project's

@@ -71,6 +71,7 @@ impl Store {
             meta.creation_timestamp = now_text(false);
         }
         meta.resource_version = "1".into();
+        meta.created_by = super::klusters::created_by(&k.creator);
         let (uid, created) = (meta.uid.clone(), meta.creation_timestamp.clone());
         let res = sqlx::query(
             "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at, uid, resource_version)

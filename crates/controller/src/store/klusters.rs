@@ -244,7 +244,7 @@ pub fn new_uid() -> String {
 }
 
 /// `user@domain` from the stored creator (`user/domain`; the domain has no `/`).
-fn created_by(creator: &str) -> String {
+pub(super) fn created_by(creator: &str) -> String {
     match creator.rsplit_once('/') {
         Some((user, domain)) => format!("{user}@{domain}"),
         None => creator.to_string(),

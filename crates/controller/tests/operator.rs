@@ -186,8 +186,11 @@ async fn the_audit_trail_records_who_changed_what_and_is_scoped_per_project() {
     .await;
     assert_eq!(s, 201);
     let (_, k) = send(&app, "GET", "/api/v1/clusters/audited", &alice, "r", None).await;
-    assert_eq!(k["createdBy"], json!("alice@demo"), "{k}");
-    assert!(k["creationTimestamp"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(k["metadata"]["createdBy"], json!("alice@demo"), "{k}");
+    assert!(k["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap()
+        .ends_with('Z'));
     let mut scaled = k.clone();
     scaled["spec"]["nodePools"][0]["size"] = json!(3);
     scaled.as_object_mut().unwrap().remove("status");

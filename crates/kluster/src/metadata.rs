@@ -17,7 +17,11 @@ pub struct KlusterMetadata {
     #[serde(default, rename = "creationTimestamp")]
     pub creation_timestamp: String,
     /// Who created the kluster, `user@domain`.
-    #[serde(default, rename = "createdBy", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        rename = "createdBy",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub created_by: String,
     /// Grows with every change of the spec (and of the termination protection); also
     /// the answers' `ETag` (quoted). A `PUT` with `If-Match` of an older one is refused

@@ -174,7 +174,15 @@ impl Ctx<'_> {
         let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
         let (_, count) = self
             .store()
-            .record_event_counted(project, &k.name, uid, kind, &reason, detail.as_ref(), message)
+            .record_event_counted(
+                project,
+                &k.name,
+                uid,
+                kind,
+                &reason,
+                detail.as_ref(),
+                message,
+            )
             .await?;
         let k = k.name.as_str();
         let controller = controller_of(&reason);

@@ -7,7 +7,7 @@ use sqlx::Row;
 use super::{Store, StoreError};
 
 const EVENT_COLUMNS: &str =
-    "count, last_timestamp, first_timestamp, reason, message, type, id, seq, kluster, project_id";
+    "count, last_timestamp, first_timestamp, reason, message, type, detail, id, seq, kluster, project_id";
 
 /// A warning that keeps coming back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl Store {
 
 fn ops_event_of(r: &sqlx::any::AnyRow) -> Result<OpsEvent, StoreError> {
     Ok(OpsEvent {
-        project_id: r.try_get(9)?,
+        project_id: r.try_get(10)?,
         project_name: String::new(),
         event: super::events::project_event_of(r)?,
     })

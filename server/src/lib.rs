@@ -114,6 +114,8 @@ pub async fn start(
                     token_cache: std::time::Duration::from_secs(300),
                     settings: controller::api::ApiSettings {
                         auth_url: config.keystone_url.clone(),
+                        public_url: config.controller_public_url.clone(),
+                        binaries_url: config.controller_binaries_url.clone(),
                         simulator_api: config.controller_simulator_api,
                         ..Default::default()
                     },

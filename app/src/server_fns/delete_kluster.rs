@@ -27,7 +27,7 @@ pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppErro
         .await
         .map_err(|e| match e {
             AppError::Forbidden(m) if m.contains("Termination protection") => AppError::Forbidden(
-                "This kluster has termination protection: a cloud admin must lift it before it can be deleted.".into(),
+                "This kluster has termination protection: turn it off (under Delete) before deleting it.".into(),
             ),
             e => e,
         })

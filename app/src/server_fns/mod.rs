@@ -13,6 +13,7 @@ mod recent_events;
 mod scale_pool;
 mod session_info;
 mod switch_project;
+mod termination_protection;
 
 pub use create_context::*;
 pub use create_kluster::*;
@@ -27,3 +28,4 @@ pub use recent_events::*;
 pub use scale_pool::*;
 pub use session_info::*;
 pub use switch_project::*;
+pub use termination_protection::*;

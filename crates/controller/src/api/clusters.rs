@@ -131,7 +131,7 @@ pub async fn terminate(
     if stored.termination_protected {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "Termination protection enabled",
+            format!("Termination protection enabled: a kubernetes_admin turns it off (PUT /api/v1/clusters/{name}/termination-protection with {{\"enabled\": false}}) before this kluster can be deleted"),
         ));
     }
     let terminating = st
@@ -177,7 +177,8 @@ pub async fn events(
     Ok(Json(st.store.events(&who.account, &name, uid).await?))
 }
 
-/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command.
+/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command
+/// (with the URL users reach this API at) and, when configured, where to get kubernikusctl.
 pub async fn info(
     State(st): State<ApiState>,
     caller: Caller,
@@ -191,8 +192,29 @@ pub async fn info(
     );
     Ok(Json(kluster::KlusterInfo {
         setup_command,
-        binaries: Vec::new(),
+        binaries: binaries(&st.settings.binaries_url),
     }))
+}
+
+/// kubernikusctl for each platform under `base` (Kubernikus's layout:
+/// `<base>/<os>/amd64/kubernikusctl`); nothing without a base.
+fn binaries(base: &str) -> Vec<kluster::Binaries> {
+    if base.is_empty() {
+        return Vec::new();
+    }
+    let base = base.trim_end_matches('/');
+    let link = |os: &str, file: &str| kluster::Link {
+        platform: os.into(),
+        link: format!("{base}/{os}/amd64/{file}"),
+    };
+    vec![kluster::Binaries {
+        name: "kubernikusctl".into(),
+        links: vec![
+            link("linux", "kubernikusctl"),
+            link("darwin", "kubernikusctl"),
+            link("windows", "kubernikusctl.exe"),
+        ],
+    }]
 }
 
 /// `GET /api/v1/clusters/{name}/credentials` (GetClusterCredentials): a kubeconfig with a

@@ -9,6 +9,7 @@ pub mod csrf;
 pub mod headers;
 pub mod health;
 pub mod kubeconfig;
+pub mod kubeconfig_cli;
 pub mod live;
 pub mod postgres;
 pub mod sessions;

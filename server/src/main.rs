@@ -1,4 +1,6 @@
-//! The `mission-control` binary: reads the configuration and serves until Ctrl-C or SIGTERM.
+//! The `mission-control` binary: reads the configuration and serves until Ctrl-C or SIGTERM;
+//! `mission-control kubeconfig <kluster>` prints a kubeconfig for an application credential
+//! instead (see `server::kubeconfig_cli`).
 
 use std::process::ExitCode;
 
@@ -6,6 +8,9 @@ use server::{start, Config};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("kubeconfig") {
+        return kubeconfig().await;
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -34,6 +39,23 @@ async fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("mission-control: server task failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `mission-control kubeconfig …`: the kubeconfig on stdout, or a sentence on stderr and 1.
+async fn kubeconfig() -> ExitCode {
+    use clap::Parser;
+    let args = server::kubeconfig_cli::KubeconfigArgs::parse_from(std::env::args().skip(1));
+    let secret = std::env::var("OS_APPLICATION_CREDENTIAL_SECRET").unwrap_or_default();
+    match server::kubeconfig_cli::kubeconfig(&args, &secret).await {
+        Ok(k) => {
+            print!("{k}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mission-control kubeconfig: {e}");
             ExitCode::FAILURE
         }
     }

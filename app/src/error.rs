@@ -17,6 +17,9 @@ pub enum AppError {
     /// Keystone rejected the user name / password / domain / project combination.
     #[error("Invalid user name or password")]
     InvalidCredentials,
+    /// Keystone rejected the application credential (wrong id or secret, deleted, expired).
+    #[error("The application credential was not accepted: check its id and secret (it may have been deleted or have expired).")]
+    InvalidAppCredential,
     /// Too many failed sign-ins for this client or user name.
     #[error("Too many failed sign-in attempts. Try again in {retry_after_secs} seconds.")]
     RateLimited {
@@ -74,6 +77,7 @@ impl AppError {
             AppError::NotSignedIn => "not_signed_in",
             AppError::SessionExpired => "session_expired",
             AppError::InvalidCredentials => "invalid_credentials",
+            AppError::InvalidAppCredential => "invalid_app_credential",
             AppError::RateLimited { .. } => "rate_limited",
             AppError::KeystoneUnavailable => "keystone_unavailable",
             AppError::ControllerUnavailable => "controller_unavailable",
@@ -94,6 +98,7 @@ impl AppError {
             "not_signed_in" => "Please sign in.",
             "session_expired" => "Your session has ended (expired or revoked). Please sign in again.",
             "invalid_credentials" => "Invalid user name or password",
+            "invalid_app_credential" => "The application credential was not accepted: check its id and secret (it may have been deleted or have expired).",
             "rate_limited" => "Too many failed sign-in attempts. Wait a few minutes and try again.",
             "keystone_unavailable" => {
                 "The identity service (Keystone) cannot be reached right now. Please try again in a moment."
@@ -116,7 +121,10 @@ impl AppError {
     /// The HTTP status the server answers with for this error.
     pub fn status(&self) -> u16 {
         match self {
-            AppError::NotSignedIn | AppError::SessionExpired | AppError::InvalidCredentials => 401,
+            AppError::NotSignedIn
+            | AppError::SessionExpired
+            | AppError::InvalidCredentials
+            | AppError::InvalidAppCredential => 401,
             AppError::RateLimited { .. } => 429,
             AppError::KeystoneUnavailable | AppError::ControllerUnavailable => 503,
             AppError::Forbidden(_) => 403,
@@ -157,6 +165,7 @@ mod tests {
             AppError::NotSignedIn,
             AppError::Internal,
             AppError::Stale,
+            AppError::InvalidAppCredential,
         ] {
             assert_eq!(
                 AppError::message_for_code(e.code()),

@@ -231,6 +231,8 @@ pub struct KlusterDetail {
     pub events: Vec<kluster::Event>,
     /// The `kubernikusctl auth init` command (empty when unavailable).
     pub setup_command: String,
+    /// Where to download kubernikusctl (http(s) links only; empty when not offered).
+    pub binaries: Vec<kluster::Binaries>,
     /// `SHA256:…` fingerprint of the SSH public key (empty without one).
     pub ssh_fingerprint: String,
     /// Whether the user may change and delete it.

@@ -9,6 +9,7 @@ pub mod csrf;
 pub mod headers;
 pub mod health;
 pub mod kubeconfig;
+pub mod kubeconfig_cli;
 pub mod live;
 pub mod metrics;
 pub mod postgres;
@@ -122,6 +123,8 @@ pub async fn start(
                     token_cache: std::time::Duration::from_secs(300),
                     settings: controller::api::ApiSettings {
                         auth_url: config.keystone_url.clone(),
+                        public_url: config.controller_public_url.clone(),
+                        binaries_url: config.controller_binaries_url.clone(),
                         simulator_api: config.controller_simulator_api,
                         // Only this process reaches the loopback port: it forwards the
                         // browser's address for the audit trail.

@@ -207,7 +207,7 @@ pub fn answer_error(status: u16, body: Option<kluster::ApiError>) -> AppError {
     match status {
         401 => AppError::SessionExpired,
         403 if body.is(&kluster::ErrorReason::TerminationProtected) => AppError::Forbidden(
-            "This kluster has termination protection: a cloud admin must lift it before it can be deleted.".into(),
+            "This kluster has termination protection: turn it off (under Delete) before deleting it.".into(),
         ),
         403 => AppError::Forbidden(body.message),
         404 => AppError::NotFound(body.message),

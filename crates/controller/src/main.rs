@@ -70,6 +70,10 @@ struct Args {
     /// URL of this API as users reach it (default: the listen address).
     #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
     public_url: Option<String>,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`), listed
+    /// in each kluster's info (default: none).
+    #[arg(long, env = "MC_CONTROLLER_BINARIES_URL")]
+    binaries_url: Option<String>,
     /// Seconds a simulated control plane takes to come up or upgrade.
     #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS", default_value_t = 20.0)]
     phase_seconds: f64,
@@ -211,6 +215,7 @@ async fn serve(a: Args) -> ExitCode {
             cors_origins: a.cors_origins,
             auth_url: a.keystone_url,
             public_url: a.public_url.unwrap_or_default(),
+            binaries_url: a.binaries_url.unwrap_or_default(),
             simulator_api: a.simulator_api,
             trusted_proxies: controller::net::TrustedProxies(proxies.into()),
             ..Default::default()

@@ -252,3 +252,64 @@ async fn a_kluster_created_again_under_an_old_name_has_no_history() {
     assert_eq!(timeline[0]["reason"], "Terminating", "{timeline}");
     assert_eq!(timeline[0]["kluster"], "again");
 }
+
+#[tokio::test]
+async fn project_admins_switch_termination_protection_and_members_cannot() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let bob = token("bob", "demo").await;
+    create(&app, &alice, kluster("guarded", None)).await;
+    let path = "/api/v1/clusters/guarded/termination-protection";
+    let on = Some(r#"{"enabled": true}"#.to_string());
+    let (s, e) = call(&app, "PUT", path, Some(&bob), on.clone()).await;
+    assert_eq!(s, 403, "a member may not: {e}");
+    let (s, h, k) = call_with(&app, "PUT", path, Some(&alice), &[], on.clone()).await;
+    assert_eq!(s, 200, "{k}");
+    assert_eq!(k["metadata"]["terminationProtection"], true);
+    assert_eq!(h["etag"], "\"2\"", "the change grows the version");
+    let (s, e) = call(
+        &app,
+        "DELETE",
+        "/api/v1/clusters/guarded",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_error(
+        &e,
+        403,
+        "Termination protection enabled: a kubernetes_admin turns it off",
+    );
+    assert_eq!(s, 403);
+    let (s, e) = call(
+        &app,
+        "PUT",
+        path,
+        Some(&alice),
+        Some("{\"enabled\": 1}".into()),
+    )
+    .await;
+    assert_eq!(s, 422, "{e}");
+    let off = Some(r#"{"enabled": false}"#.to_string());
+    let (s, k) = call(&app, "PUT", path, Some(&alice), off).await;
+    assert_eq!(s, 200);
+    assert!(k["metadata"].get("terminationProtection").is_none(), "{k}");
+    let (s, _) = call(
+        &app,
+        "DELETE",
+        "/api/v1/clusters/guarded",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(s, 202);
+    let (s, _) = call(
+        &app,
+        "PUT",
+        "/api/v1/clusters/nope/termination-protection",
+        Some(&alice),
+        on,
+    )
+    .await;
+    assert_eq!(s, 404);
+}

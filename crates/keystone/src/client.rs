@@ -11,7 +11,7 @@ use crate::observe::{Observer, ObserverFn};
 use crate::{Error, Project, Token, TokenSecret};
 
 const SUBJECT_TOKEN: &str = "X-Subject-Token";
-const AUTH_TOKEN: &str = "X-Auth-Token";
+pub(crate) const AUTH_TOKEN: &str = "X-Auth-Token";
 
 /// Password credentials and the project to scope the token to. `Debug` hides the password.
 #[derive(Clone)]
@@ -112,7 +112,7 @@ impl Client {
         &self.base
     }
 
-    fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
+    pub(crate) fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
         let url = self
             .base
             .join(path)
@@ -153,7 +153,7 @@ impl Client {
         .await
     }
 
-    async fn issue(&self, body: serde_json::Value) -> Result<Token, Error> {
+    pub(crate) async fn issue(&self, body: serde_json::Value) -> Result<Token, Error> {
         let resp = self
             .request(Method::POST, "auth/tokens?nocatalog")?
             .json(&body)
@@ -250,7 +250,7 @@ impl Client {
 }
 
 /// Turns a non-success status into a typed error carrying Keystone's message.
-async fn check(resp: Response) -> Result<Response, Error> {
+pub(crate) async fn check(resp: Response) -> Result<Response, Error> {
     let status = resp.status();
     if status.is_success() {
         return Ok(resp);

@@ -28,6 +28,14 @@ pub struct KlusterMetadata {
     /// (412) instead of overwriting what someone else changed meanwhile.
     #[serde(default, rename = "resourceVersion")]
     pub resource_version: String,
+    /// Deletion is refused while set; project admins switch it with
+    /// `PUT /api/v1/clusters/{name}/termination-protection`.
+    #[serde(
+        default,
+        rename = "terminationProtection",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub termination_protection: bool,
 }
 
 #[cfg(test)]

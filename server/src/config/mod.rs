@@ -58,6 +58,10 @@ pub struct Config {
     pub controller_listen: SocketAddr,
     /// The embedded controller's database.
     pub controller_database: controller::store::Database,
+    /// The embedded controller's URL as users' tools reach it (empty: its listen address).
+    pub controller_public_url: String,
+    /// Where kubernikusctl builds are published (empty: none offered).
+    pub controller_binaries_url: String,
     /// Service credentials of the embedded controller (`None` with a remote controller).
     pub controller_service: Option<controller::auth::ServiceCredentials>,
     /// How fast the embedded controller's simulated cloud and reconcilers go, and the
@@ -187,6 +191,14 @@ impl Config {
             keystone_url,
             controller_url,
             controller_database,
+            controller_public_url: settings::web_url(
+                "controller_public_url",
+                s.controller_public_url.as_deref(),
+            )?,
+            controller_binaries_url: settings::web_url(
+                "controller_binaries_url",
+                s.controller_binaries_url.as_deref(),
+            )?,
             controller_listen: s
                 .controller_listen
                 .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0))),

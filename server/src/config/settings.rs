@@ -105,6 +105,14 @@ pub struct Settings {
     /// is replaced within it).
     #[arg(long, env = "MC_CONTROLLER_LEASE_SECONDS")]
     pub controller_lease_seconds: Option<f64>,
+    /// URL users' tools (kubernikusctl) reach the embedded controller at, used in the
+    /// setup command on the detail page (default: its loopback address).
+    #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
+    pub controller_public_url: Option<String>,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`); when
+    /// set, the embedded controller lists them and the detail page offers the downloads.
+    #[arg(long, env = "MC_CONTROLLER_BINARIES_URL")]
+    pub controller_binaries_url: Option<String>,
     /// Keystone user the embedded controller validates tokens with.
     #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
     pub controller_service_user: Option<String>,
@@ -219,6 +227,8 @@ impl Settings {
             controller_listen,
             controller_database,
             controller_lease_seconds,
+            controller_public_url,
+            controller_binaries_url,
             controller_service_user,
             controller_service_password,
             controller_service_domain,
@@ -245,5 +255,40 @@ impl Settings {
             log_format,
             otlp_endpoint,
         )
+    }
+}
+
+/// The http(s) URL of setting `key` without a trailing slash; empty when unset.
+pub(super) fn web_url(key: &'static str, v: Option<&str>) -> Result<String, ConfigError> {
+    let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(String::new());
+    };
+    match url::Url::parse(v) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => {
+            Ok(v.trim_end_matches('/').to_string())
+        }
+        _ => Err(ConfigError::Invalid {
+            key,
+            message: format!("{v:?} is not an http(s) URL"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_urls_are_http_and_lose_their_trailing_slash() {
+        assert_eq!(web_url("k", None).unwrap(), "");
+        assert_eq!(web_url("k", Some(" ")).unwrap(), "");
+        assert_eq!(
+            web_url("k", Some("https://kubernikus.example.com/")).unwrap(),
+            "https://kubernikus.example.com"
+        );
+        for bad in ["ftp://x", "javascript:alert(1)", "kubernikus.example.com"] {
+            let e = web_url("controller_public_url", Some(bad)).unwrap_err();
+            assert!(e.to_string().contains("controller_public_url"), "{e}");
+        }
     }
 }

@@ -143,10 +143,11 @@ pub async fn terminate(
     let who = caller.allow(&st, "TerminateCluster")?;
     let stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
-        return Err(
-            ApiError::new(StatusCode::FORBIDDEN, "Termination protection enabled")
-                .because(kluster::ErrorReason::TerminationProtected),
-        );
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("Termination protection enabled: a kubernetes_admin turns it off (PUT /api/v1/clusters/{name}/termination-protection with {{\"enabled\": false}}) before this kluster can be deleted"),
+        )
+        .because(kluster::ErrorReason::TerminationProtected));
     }
     let mut phase_before = KlusterPhase::Terminating;
     let terminating = st
@@ -204,7 +205,8 @@ pub async fn events(
     Ok(Json(st.store.events(&who.account, &name, uid).await?))
 }
 
-/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command.
+/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command
+/// (with the URL users reach this API at) and, when configured, where to get kubernikusctl.
 pub async fn info(
     State(st): State<ApiState>,
     caller: Caller,
@@ -218,8 +220,29 @@ pub async fn info(
     );
     Ok(Json(kluster::KlusterInfo {
         setup_command,
-        binaries: Vec::new(),
+        binaries: binaries(&st.settings.binaries_url),
     }))
+}
+
+/// kubernikusctl for each platform under `base` (Kubernikus's layout:
+/// `<base>/<os>/amd64/kubernikusctl`); nothing without a base.
+fn binaries(base: &str) -> Vec<kluster::Binaries> {
+    if base.is_empty() {
+        return Vec::new();
+    }
+    let base = base.trim_end_matches('/');
+    let link = |os: &str, file: &str| kluster::Link {
+        platform: os.into(),
+        link: format!("{base}/{os}/amd64/{file}"),
+    };
+    vec![kluster::Binaries {
+        name: "kubernikusctl".into(),
+        links: vec![
+            link("linux", "kubernikusctl"),
+            link("darwin", "kubernikusctl"),
+            link("windows", "kubernikusctl.exe"),
+        ],
+    }]
 }
 
 /// `GET /api/v1/clusters/{name}/credentials` (GetClusterCredentials): a kubeconfig with a

@@ -13,6 +13,7 @@ mod health;
 mod hygiene;
 mod meta;
 mod ops;
+mod protection;
 mod quota;
 mod simulator;
 mod versions;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use axum::{
     extract::DefaultBodyLimit,
     http::{header, HeaderName, HeaderValue, Method, StatusCode},
-    routing::{any, get},
+    routing::{any, get, put},
     Router,
 };
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -55,6 +56,9 @@ pub struct ApiSettings {
     pub auth_url: String,
     /// This API's URL as users reach it (for the setup command); empty: the listen address.
     pub public_url: String,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`), listed
+    /// in a kluster's info; empty: none listed.
+    pub binaries_url: String,
     /// Klusters' apiservers are `https://<name>-<project id>.<apiserver_domain>`.
     pub apiserver_domain: String,
     /// Serve `/api/v1/simulator*` (the simulated cloud's faults and limits, for cloud
@@ -84,6 +88,7 @@ impl Default for ApiSettings {
             cors_origins: Vec::new(),
             auth_url: "http://127.0.0.1:5000/v3".into(),
             public_url: String::new(),
+            binaries_url: String::new(),
             apiserver_domain: "kluster.mission-control.local".into(),
             simulator_api: false,
             stream_recheck: std::time::Duration::from_secs(60),
@@ -176,6 +181,10 @@ pub fn router(state: ApiState) -> Router {
             get(admin::values),
         )
         .route("/api/v1/clusters/{name}/info", get(clusters::info))
+        .route(
+            "/api/v1/clusters/{name}/termination-protection",
+            put(protection::set),
+        )
         .route(
             "/api/v1/clusters/{name}/credentials",
             get(clusters::credentials),

@@ -189,7 +189,8 @@ impl Store {
         Ok(res.rows_affected() == 1)
     }
 
-    /// Sets or clears termination protection; false when the kluster does not exist.
+    /// Sets or clears termination protection (a change grows the resource version and is
+    /// announced like any change); false when the kluster does not exist.
     pub async fn set_termination_protection(
         &self,
         project: &str,
@@ -198,13 +199,17 @@ impl Store {
     ) -> Result<bool, StoreError> {
         self.check_ready()?;
         let res = sqlx::query(
-            "UPDATE klusters SET termination_protected = $1 WHERE project_id = $2 AND name = $3",
+            "UPDATE klusters SET resource_version = resource_version
+                 + CASE WHEN termination_protected = $1 THEN 0 ELSE 1 END,
+                 termination_protected = $1
+             WHERE project_id = $2 AND name = $3",
         )
         .bind(i64::from(on))
         .bind(project)
         .bind(name)
         .execute(&self.pool)
         .await?;
+        self.kluster_changed(project, name).await;
         Ok(res.rows_affected() == 1)
     }
 }
@@ -263,6 +268,7 @@ pub(super) fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
         creation_timestamp: row.try_get(4)?,
         resource_version: row.try_get::<i64, _>(5)?.to_string(),
         created_by: created_by(&creator),
+        termination_protection: termination_protected,
     });
     Ok(StoredKluster {
         kluster,

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod components;
 pub mod error;
+pub mod list_model;
 pub mod model;
 pub mod pages;
 pub mod server_fns;

@@ -6,9 +6,12 @@
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
 //! - [`defaults`]: the values Kubernikus fills in on create.
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
+//! - [`listing`]: the list query extension (search, phase, sort, page), applied alike by the
+//!   controller and the dashboard.
 
 pub mod defaults;
 pub mod event;
+pub mod listing;
 pub mod model;
 pub mod net;
 pub mod update;

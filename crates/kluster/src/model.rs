@@ -269,6 +269,14 @@ pub struct KlusterStatus {
     /// out; empty while all is well.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// Extension (not in the Kubernikus spec): when the kluster was created (RFC 3339, UTC),
+    /// in list answers of our controller; empty otherwise.
+    #[serde(
+        default,
+        rename = "createdAt",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub created_at: String,
 }
 
 /// Node counts of one pool.

@@ -9,16 +9,23 @@ use super::{now_text, CaRecord, Observed, Store, StoreError, StoredKluster};
 const COLUMNS: &str = "body, creator, termination_protected";
 
 impl Store {
-    /// The project's klusters, by name.
+    /// The project's klusters, by name, each with its creation time in `status.createdAt`
+    /// (an extension).
     pub async fn list(&self, project: &str) -> Result<Vec<StoredKluster>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM klusters WHERE project_id = $1 ORDER BY name"
+            "SELECT {COLUMNS}, created_at FROM klusters WHERE project_id = $1 ORDER BY name"
         ))
         .bind(project)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(decode).collect()
+        rows.iter()
+            .map(|r| {
+                let mut s = decode(r)?;
+                s.kluster.status.created_at = r.try_get(3)?;
+                Ok(s)
+            })
+            .collect()
     }
 
     /// One kluster of the project.

@@ -1,0 +1,140 @@
+//! The kluster table's rows, kept per kluster: each row reads its own signal, and the table
+//! is a keyed `<For>`, so a live update re-renders only the rows whose kluster changed
+//! (and adds or drops rows whose kluster came or went), not the table.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+
+use crate::components::style::{phase_badge, LINK, MUTED, ROW};
+use crate::model::{KlusterPage, KlusterRow};
+
+/// The rows of the page on screen, with the page's counts.
+#[derive(Clone, Copy)]
+pub struct RowStore {
+    order: RwSignal<Vec<String>>,
+    rows: StoredValue<HashMap<String, RwSignal<KlusterRow>>>,
+    /// Klusters matching the search and filter, all pages.
+    pub total: RwSignal<usize>,
+    /// The page's number, from 1.
+    pub page: RwSignal<usize>,
+    /// How many pages there are.
+    pub pages: RwSignal<usize>,
+}
+
+impl RowStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self {
+            order: RwSignal::new(Vec::new()),
+            rows: StoredValue::new(HashMap::new()),
+            total: RwSignal::new(0),
+            page: RwSignal::new(1),
+            pages: RwSignal::new(1),
+        }
+    }
+
+    /// Takes in a fetched page: a row whose kluster changed is set (only its cells
+    /// re-render), new klusters get a signal, and the order changes only when it did.
+    pub fn sync(self, page: KlusterPage) {
+        let names: Vec<String> = page.rows.iter().map(|r| r.name.clone()).collect();
+        self.rows.update_value(|rows| {
+            for row in page.rows {
+                match rows.get(&row.name) {
+                    Some(s) => {
+                        if s.with_untracked(|old| *old != row) {
+                            s.set(row);
+                        }
+                    }
+                    None => {
+                        rows.insert(row.name.clone(), RwSignal::new(row));
+                    }
+                }
+            }
+            rows.retain(|name, _| names.contains(name));
+        });
+        if self.order.with_untracked(|o| *o != names) {
+            self.order.set(names);
+        }
+        for (signal, value) in [
+            (self.total, page.total),
+            (self.page, page.page),
+            (self.pages, page.pages),
+        ] {
+            if signal.get_untracked() != value {
+                signal.set(value);
+            }
+        }
+    }
+
+    /// The signal of kluster `name`'s row.
+    fn row(self, name: &str) -> RwSignal<KlusterRow> {
+        self.rows
+            .with_value(|rows| rows.get(name).copied())
+            .unwrap_or_else(|| RwSignal::new(KlusterRow::default()))
+    }
+}
+
+impl Default for RowStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// "name: running/size running, healthy, schedulable" per pool.
+pub fn pools(k: &KlusterRow) -> String {
+    if k.pools.is_empty() {
+        return "no pools".into();
+    }
+    k.pools
+        .iter()
+        .map(|p| match p.running {
+            Some(running) => format!(
+                "{}: {running}/{} running, {} healthy, {} schedulable",
+                p.name, p.size, p.healthy, p.schedulable
+            ),
+            None => format!("{}: {} nodes", p.name, p.size),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The table body: one keyed row per kluster of the page.
+#[component]
+pub fn Rows(store: RowStore) -> impl IntoView {
+    view! {
+        <For
+            each=move || store.order.get()
+            key=|name: &String| name.clone()
+            children=move |name: String| view! { <Row row=store.row(&name)/> }
+        />
+    }
+    .into_any()
+}
+
+/// One kluster's row; each cell reads the row's signal.
+#[component]
+fn Row(row: RwSignal<KlusterRow>) -> impl IntoView {
+    let name = row.with_untracked(|r| r.name.clone());
+    let download = format!("/klusters/{name}/kubeconfig");
+    let detail = format!("/klusters/{name}");
+    let phase = move || row.with(|r| r.phase);
+    let key = name.clone();
+    view! {
+        <tr class=ROW data-kluster=key>
+            <td class="px-4 py-2 font-medium"><a href=detail class=LINK>{name}</a></td>
+            <td class="px-4 py-2">
+                <span class=move || phase_badge(phase(), "text-xs")>{move || phase().as_str()}</span>
+            </td>
+            <td class="px-4 py-2">{move || row.with(|r| r.version.clone())}</td>
+            <td class=format!("px-4 py-2 {MUTED}")>{move || row.with(pools)}</td>
+            <td class="whitespace-nowrap px-4 py-2">{move || row.with(|r| r.created.clone())}</td>
+            <td class="px-4 py-2">
+                <a href=download download class=format!("whitespace-nowrap {LINK}")>
+                    "Download kubeconfig"
+                </a>
+            </td>
+        </tr>
+    }
+    .into_any()
+}

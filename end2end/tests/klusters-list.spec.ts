@@ -41,7 +41,12 @@ async function remove(page: Page, name: string) {
 }
 
 const tag = (prefix: string) => `${prefix}${Date.now().toString(36).slice(-5)}`;
-const rowNames = (page: Page) => page.locator("tbody tr[data-kluster]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kluster")));
+async function rowNames(page: Page) {
+  const rows = page.locator("tbody tr[data-kluster]");
+  const names: (string | null)[] = [];
+  for (let i = 0; i < (await rows.count()); i++) names.push(await rows.nth(i).getAttribute("data-kluster"));
+  return names;
+}
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
@@ -63,7 +68,7 @@ test.describe("without JavaScript", () => {
     expect(await rowNames(page)).toEqual([`${t}-c`, `${t}-b`, `${t}-a`]);
     await expect(page.getByLabel("Search names")).toHaveValue(t.toUpperCase());
 
-    await page.getByLabel("Phase").selectOption("Terminating");
+    await page.getByLabel("Phase", { exact: true }).selectOption("Terminating");
     await page.getByRole("button", { name: "Search" }).click();
     await expect(page).toHaveURL(/phase=Terminating/);
     await expect(page.getByText("No kluster matches this search.")).toBeVisible();

@@ -31,8 +31,7 @@ pub async fn list(
     let Query(pairs) = query.map_err(super::error::bad_query)?;
     let query = ListQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
-    let all = st.store.list(&who.account).await?;
-    let listed = query.apply(all.into_iter().map(|s| s.kluster).collect());
+    let listed = st.store.list_query(&who.account, &query).await?;
     Ok((
         [(TOTAL_HEADER, listed.total.to_string())],
         Json(listed.items),

@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::{now_text, CaRecord, Observed, Store, StoreError, StoredKluster};
 
-const COLUMNS: &str = "body, creator, termination_protected";
+pub(super) const COLUMNS: &str = "body, creator, termination_protected";
 
 impl Store {
     /// The project's klusters, by name, each with its creation time in `status.createdAt`
@@ -19,13 +19,7 @@ impl Store {
         .bind(project)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                let mut s = decode(r)?;
-                s.kluster.status.created_at = r.try_get(3)?;
-                Ok(s)
-            })
-            .collect()
+        rows.iter().map(decode_listed).collect()
     }
 
     /// One kluster of the project.
@@ -234,6 +228,13 @@ const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
         phase_since = CASE WHEN phase <> $2 THEN $3 ELSE phase_since END,
         phase = $2
      WHERE project_id = $4 AND name = $5";
+
+/// A kluster from the [`COLUMNS`] of a row followed by `created_at` (in `status.createdAt`).
+pub(super) fn decode_listed(row: &AnyRow) -> Result<StoredKluster, StoreError> {
+    let mut s = decode(row)?;
+    s.kluster.status.created_at = row.try_get(3)?;
+    Ok(s)
+}
 
 /// A kluster from the [`COLUMNS`] of a row.
 fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {

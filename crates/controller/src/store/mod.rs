@@ -12,6 +12,7 @@ mod cas;
 mod events;
 mod klusters;
 mod leases;
+mod listing;
 mod notify;
 mod schema;
 mod sim;

@@ -46,7 +46,8 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
             let asked = params.get_untracked();
             leptos::task::spawn_local(async move {
                 if let Ok(page) = list_klusters(asked.clone()).await {
-                    if params.get_untracked() == asked {
+                    // Not when the page moved on (or is gone) meanwhile.
+                    if params.try_get_untracked().as_ref() == Some(&asked) {
                         store.sync(page);
                     }
                 }

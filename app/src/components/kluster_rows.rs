@@ -9,11 +9,13 @@ use leptos::prelude::*;
 use crate::components::style::{phase_badge, LINK, MUTED, ROW};
 use crate::model::{KlusterPage, KlusterRow};
 
-/// The rows of the page on screen, with the page's counts.
+/// The rows of the page on screen, with the page's counts. Row signals are reference
+/// counted (`ArcRwSignal`), not owned by the render that made them: a row made by one fetch
+/// stays valid when a later render or fetch reuses it.
 #[derive(Clone, Copy)]
 pub struct RowStore {
     order: RwSignal<Vec<String>>,
-    rows: StoredValue<HashMap<String, RwSignal<KlusterRow>>>,
+    rows: StoredValue<HashMap<String, ArcRwSignal<KlusterRow>>>,
     /// Klusters matching the search and filter, all pages.
     pub total: RwSignal<usize>,
     /// The page's number, from 1.
@@ -36,9 +38,10 @@ impl RowStore {
 
     /// Takes in a fetched page: a row whose kluster changed is set (only its cells
     /// re-render), new klusters get a signal, and the order changes only when it did.
+    /// Does nothing once the list is gone (a fetch that finished after it).
     pub fn sync(self, page: KlusterPage) {
         let names: Vec<String> = page.rows.iter().map(|r| r.name.clone()).collect();
-        self.rows.update_value(|rows| {
+        let kept = self.rows.try_update_value(|rows| {
             for row in page.rows {
                 match rows.get(&row.name) {
                     Some(s) => {
@@ -47,31 +50,35 @@ impl RowStore {
                         }
                     }
                     None => {
-                        rows.insert(row.name.clone(), RwSignal::new(row));
+                        rows.insert(row.name.clone(), ArcRwSignal::new(row));
                     }
                 }
             }
             rows.retain(|name, _| names.contains(name));
         });
-        if self.order.with_untracked(|o| *o != names) {
-            self.order.set(names);
+        if kept.is_none() {
+            return;
+        }
+        if self.order.try_with_untracked(|o| *o != names) == Some(true) {
+            self.order.try_set(names);
         }
         for (signal, value) in [
             (self.total, page.total),
             (self.page, page.page),
             (self.pages, page.pages),
         ] {
-            if signal.get_untracked() != value {
-                signal.set(value);
+            if signal.try_get_untracked().is_some_and(|v| v != value) {
+                signal.try_set(value);
             }
         }
     }
 
     /// The signal of kluster `name`'s row.
-    fn row(self, name: &str) -> RwSignal<KlusterRow> {
+    fn row(self, name: &str) -> ArcRwSignal<KlusterRow> {
         self.rows
-            .with_value(|rows| rows.get(name).copied())
-            .unwrap_or_else(|| RwSignal::new(KlusterRow::default()))
+            .try_with_value(|rows| rows.get(name).cloned())
+            .flatten()
+            .unwrap_or_else(|| ArcRwSignal::new(KlusterRow::default()))
     }
 }
 
@@ -114,21 +121,23 @@ pub fn Rows(store: RowStore) -> impl IntoView {
 
 /// One kluster's row; each cell reads the row's signal.
 #[component]
-fn Row(row: RwSignal<KlusterRow>) -> impl IntoView {
+fn Row(row: ArcRwSignal<KlusterRow>) -> impl IntoView {
     let name = row.with_untracked(|r| r.name.clone());
     let download = format!("/klusters/{name}/kubeconfig");
     let detail = format!("/klusters/{name}");
-    let phase = move || row.with(|r| r.phase);
     let key = name.clone();
+    let (r1, r2, r3, r4, r5) = (row.clone(), row.clone(), row.clone(), row.clone(), row);
     view! {
         <tr class=ROW data-kluster=key>
             <td class="px-4 py-2 font-medium"><a href=detail class=LINK>{name}</a></td>
             <td class="px-4 py-2">
-                <span class=move || phase_badge(phase(), "text-xs")>{move || phase().as_str()}</span>
+                <span class=move || phase_badge(r1.with(|r| r.phase), "text-xs")>
+                    {move || r2.with(|r| r.phase.as_str())}
+                </span>
             </td>
-            <td class="px-4 py-2">{move || row.with(|r| r.version.clone())}</td>
-            <td class=format!("px-4 py-2 {MUTED}")>{move || row.with(pools)}</td>
-            <td class="whitespace-nowrap px-4 py-2">{move || row.with(|r| r.created.clone())}</td>
+            <td class="px-4 py-2">{move || r3.with(|r| r.version.clone())}</td>
+            <td class=format!("px-4 py-2 {MUTED}")>{move || r4.with(pools)}</td>
+            <td class="whitespace-nowrap px-4 py-2">{move || r5.with(|r| r.created.clone())}</td>
             <td class="px-4 py-2">
                 <a href=download download class=format!("whitespace-nowrap {LINK}")>
                     "Download kubeconfig"

@@ -186,6 +186,11 @@ pub async fn start(
         source,
     })?;
     tracing::info!(%addr, public_origin = config.public_origin, controller = controller_url, "Mission Control listening");
+    // Without TCP_NODELAY an answer's last small segment can wait for the client's delayed
+    // ACK (about 40 ms on Linux): measured on the list page and on static files alike.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         axum::serve(
             listener,

@@ -102,6 +102,28 @@ impl ControllerClient {
         })
     }
 
+    /// `GET {path}?{query}` as the user behind `token`, decoded from JSON, with the list
+    /// query extension's `X-Total-Count` when the controller applied the query (`None`: it
+    /// answered everything, as a real Kubernikus does).
+    pub async fn get_listed<T: serde::de::DeserializeOwned>(
+        &self,
+        token: &keystone::TokenSecret,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<(T, Option<usize>), AppError> {
+        let req = self.http.get(format!("{}{path}", self.base)).query(query);
+        let resp = self.send(req, token, path).await?;
+        let total = resp
+            .headers()
+            .get(kluster::listing::TOTAL_HEADER)
+            .and_then(|v| v.to_str().ok()?.trim().parse().ok());
+        let body = resp.json().await.map_err(|e| {
+            tracing::error!(error = %e.without_url(), path, "controller answer not understood");
+            AppError::Internal
+        })?;
+        Ok((body, total))
+    }
+
     /// `POST`/`PUT` `body` as JSON to `path`; the answer's body is ignored.
     pub async fn write(
         &self,

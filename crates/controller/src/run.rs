@@ -310,6 +310,10 @@ pub async fn start(
     let (store, cloud) = (state.store.clone(), state.cloud.clone());
     let app = router(state);
     let task = tokio::spawn(async move {
+        // TCP_NODELAY: no answer waits for the client's delayed ACK (about 40 ms).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let served = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),

@@ -8,11 +8,14 @@
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
 //! - [`metadata`]: extension: a kluster's identity (uid) beside spec and status.
 //! - [`error`]: the error body, with its typed `reason` and `fields` extensions.
+//! - [`listing`]: the list query extension (search, phase, sort, page), applied alike by the
+//!   controller and the dashboard.
 
 pub mod defaults;
 pub mod error;
 pub mod event;
 pub mod metadata;
+pub mod listing;
 pub mod model;
 pub mod net;
 pub mod ops;

@@ -2,11 +2,15 @@
 
 use axum::{
     body::Bytes,
-    extract::{rejection::BytesRejection, Path, State},
+    extract::{
+        rejection::{BytesRejection, QueryRejection},
+        Path, Query, State,
+    },
     http::{HeaderMap, StatusCode},
-    response::Response,
+    response::{IntoResponse, Response},
     Json,
 };
+use kluster::listing::{ListQuery, TOTAL_HEADER};
 use kluster::{Kluster, KlusterPhase};
 
 use super::audit::{self, Origin};
@@ -16,14 +20,24 @@ use super::{admission, ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, StoredKluster};
 
-/// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters.
+/// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters. Extension: the
+/// list query `?q=&phase=&sort=&limit=&offset=` (`kluster::listing`) searches, filters,
+/// sorts and pages them, and `X-Total-Count` says how many matched before paging; without
+/// parameters every kluster, by name, as Kubernikus answers.
 pub async fn list(
     State(st): State<ApiState>,
     caller: Caller,
-) -> Result<Json<Vec<Kluster>>, ApiError> {
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<impl IntoResponse, ApiError> {
     let who = caller.allow(&st, "ListClusters")?;
-    let all = st.store.list(&who.account).await?;
-    Ok(Json(all.into_iter().map(|s| s.kluster).collect()))
+    let Query(pairs) = query.map_err(super::error::bad_query)?;
+    let query = ListQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
+    let listed = st.store.list_query(&who.account, &query).await?;
+    Ok((
+        [(TOTAL_HEADER, listed.total.to_string())],
+        Json(listed.items),
+    ))
 }
 
 /// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, the

@@ -14,6 +14,7 @@ mod create;
 mod events;
 mod klusters;
 mod leases;
+mod listing;
 mod notify;
 mod ops;
 mod schema;

@@ -112,7 +112,7 @@ impl ControllerClient {
         query: &[(&str, String)],
     ) -> Result<(T, Option<usize>), AppError> {
         let req = self.http.get(format!("{}{path}", self.base)).query(query);
-        let resp = self.send(req, token, path).await?;
+        let resp = self.send(&reqwest::Method::GET, req, token, path).await?;
         let total = resp
             .headers()
             .get(kluster::listing::TOTAL_HEADER)

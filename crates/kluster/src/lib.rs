@@ -14,8 +14,8 @@
 pub mod defaults;
 pub mod error;
 pub mod event;
-pub mod metadata;
 pub mod listing;
+pub mod metadata;
 pub mod model;
 pub mod net;
 pub mod ops;

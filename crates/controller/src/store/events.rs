@@ -35,6 +35,7 @@ impl Store {
     /// on PostgreSQL the transaction takes an advisory lock before it draws from the
     /// `event_seq` sequence, so a reader that saw seq n never misses a smaller one
     /// committed later. Other replicas learn of the event by `NOTIFY` at commit.
+    #[allow(clippy::too_many_arguments)] // the event's fields, each a column
     pub async fn record_event_counted(
         &self,
         project: &str,

@@ -23,7 +23,7 @@ pub enum SortKey {
     Name,
     /// The phase, in lifecycle order (Pending, Creating, Running, Upgrading, Terminating).
     Phase,
-    /// When it was created (`status.createdAt`, an extension; klusters without it first).
+    /// When it was created (`metadata.creationTimestamp`, an extension; klusters without it first).
     Created,
     /// The wanted number of nodes, all pools together.
     Nodes,

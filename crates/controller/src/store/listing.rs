@@ -12,7 +12,7 @@ use super::{Store, StoreError};
 const FILTER: &str = "project_id = $1 AND name LIKE $2 ESCAPE '\\' AND ($3 = '' OR phase = $3)";
 
 impl Store {
-    /// What `query` selects from the project's klusters (each with `status.createdAt`), and
+    /// What `query` selects from the project's klusters, and
     /// how many matched before paging; the same answer as [`ListQuery::apply`] on
     /// [`Store::list`].
     pub async fn list_query(&self, project: &str, query: &ListQuery) -> Result<Listed, StoreError> {

@@ -63,7 +63,9 @@ async fn search_filter_sort_and_page_on_the_controller() {
     let (s, total, all) = list(&app, &alice, "/api/v1/clusters").await;
     assert_eq!((s, names(&all)), (200, vec!["batch", "db", "web", "web-2"]));
     assert_eq!(total, Some(4));
-    let created = all[0]["metadata"]["creationTimestamp"].as_str().unwrap_or_default();
+    let created = all[0]["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap_or_default();
     assert!(created.ends_with('Z') && created.len() >= 20, "{created:?}");
 
     let (_, total, web) = list(&app, &alice, "/api/v1/clusters?q=WEB").await;

@@ -178,13 +178,23 @@ pub async fn dashboard_dies() -> Resumed {
     }
     let start = get_json(&format!("{ctl_url}/api/v1/events?last=1"), token).await;
     let from = start[0]["seq"].as_i64().unwrap_or(0);
+    // nginx spreads requests, not streams: the replica to kill is the one serving the most
+    // streams (its own live_streams gauge says), so that some browser always loses its own.
+    let mut victim = 0;
+    let mut most = -1;
+    for (i, d) in dash.iter().enumerate() {
+        let n = live_streams(&format!("http://{}/metrics", d.addr)).await;
+        if n > most {
+            (victim, most) = (i, n);
+        }
+    }
     // Changes keep coming while a dashboard dies; each browser reconnects through nginx.
     let mut killed = None;
     let mut gaps = Vec::new();
     for round in 0..16 {
         assert_eq!(create(&ctl_url, token, &format!("s{round}"), 0).await, 201);
         if round == 5 {
-            dash[0].kill9();
+            dash[victim].kill9();
             killed = Some(Instant::now());
         }
         for (i, (r, buf, seen)) in streams.iter_mut().enumerate() {
@@ -411,4 +421,18 @@ pub async fn postgres_late_at_start() -> Duration {
     );
     let _ = std::fs::remove_dir_all(dir);
     ready
+}
+
+/// The `mc_dashboard_live_streams` gauge of the dashboard whose metrics are at `url`.
+async fn live_streams(url: &str) -> i64 {
+    let text = reqwest::get(url)
+        .await
+        .expect("metrics answer")
+        .text()
+        .await
+        .expect("metrics text");
+    text.lines()
+        .find_map(|l| l.strip_prefix("mc_dashboard_live_streams "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map_or(0, |v| v as i64)
 }

@@ -28,7 +28,7 @@ pub fn SearchForm(params: Memo<ListParams>) -> impl IntoView {
                     </label>
                     <label class=LABEL>
                         "Phase"
-                        <select name="phase" class=format!("{INPUT} w-36") prop:value=phase>
+                        <select name="phase" aria-label="Phase" class=format!("{INPUT} w-36") prop:value=phase>
                             <option value="" selected=move || phase().is_empty()>"All phases"</option>
                             {PHASES.into_iter().map(|p| view! {
                                 <option value=p.as_str()

@@ -180,14 +180,22 @@ pub async fn dashboard_dies() -> Resumed {
     let from = start[0]["seq"].as_i64().unwrap_or(0);
     // nginx spreads requests, not streams: the replica to kill is the one serving the most
     // streams (its own live_streams gauge says), so that some browser always loses its own.
-    let mut victim = 0;
-    let mut most = -1;
-    for (i, d) in dash.iter().enumerate() {
-        let n = live_streams(&format!("http://{}/metrics", d.addr)).await;
-        if n > most {
-            (victim, most) = (i, n);
+    // A stream counts once its body is first polled: wait until all are counted.
+    let mut counts = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        counts.clear();
+        for d in &dash {
+            counts.push(live_streams(&format!("http://{}/metrics", d.addr)).await);
+        }
+        if counts.iter().sum::<i64>() >= browsers.len() as i64 || Instant::now() > deadline {
+            break;
+        }
+        for (r, buf, seen) in streams.iter_mut() {
+            read_events(r, buf, seen).await;
         }
     }
+    let victim = usize::from(counts[1] > counts[0]);
     // Changes keep coming while a dashboard dies; each browser reconnects through nginx.
     let mut killed = None;
     let mut gaps = Vec::new();
@@ -250,7 +258,7 @@ pub async fn dashboard_dies() -> Resumed {
     }
     assert!(
         killed.is_some() && !gaps.is_empty(),
-        "a browser was on the killed replica"
+        "a browser was on the killed replica (streams per dashboard: {counts:?})"
     );
     let longest_gap = gaps.iter().max().copied().unwrap_or_default();
     println!(

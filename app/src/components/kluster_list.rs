@@ -90,7 +90,7 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
 #[component]
 fn Table(params: Memo<ListParams>, store: RowStore) -> impl IntoView {
     view! {
-        <div class=format!("relative mt-4 max-w-full overflow-x-auto {SURFACE}")>
+        <div class=format!("relative mt-4 max-w-full overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Klusters">
             <table class=TABLE>
                 <thead class=THEAD>
                     <tr>

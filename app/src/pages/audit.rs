@@ -129,7 +129,7 @@ fn Audit(cloud: bool, project: String) -> impl IntoView {
                             <p class=format!("mt-6 text-sm {MUTED}")>"No audit records match."</p>
                         }.into_any(),
                         Ok(list) => view! {
-                            <div class=format!("relative mt-4 overflow-x-auto {SURFACE}")>
+                            <div class=format!("relative mt-4 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Audit records">
                                 <table class=TABLE id="audit-table">
                                     <thead class=THEAD>
                                         <tr>

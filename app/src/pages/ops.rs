@@ -77,7 +77,7 @@ fn Overview() -> impl IntoView {
                             <p class="mt-3 text-sm" id="attention-empty">"Nothing needs attention."</p>
                         }.into_any(),
                         Ok(list) => view! {
-                            <div class=format!("relative mt-3 overflow-x-auto {SURFACE}")>
+                            <div class=format!("relative mt-3 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Klusters that need attention">
                                 <table class=TABLE id="attention-table">
                                     <thead class=THEAD><tr>
                                         <th scope="col" class=th>"Project"</th>
@@ -114,7 +114,7 @@ fn Overview() -> impl IntoView {
                             <p class="mt-3 text-sm">"No project has klusters."</p>
                         }.into_any(),
                         Ok(list) => view! {
-                            <div class=format!("relative mt-3 overflow-x-auto {SURFACE}")>
+                            <div class=format!("relative mt-3 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Quota use per project">
                                 <table class=TABLE id="quota-table">
                                     <thead class=THEAD><tr>
                                         <th scope="col" class=th>"Project"</th>
@@ -190,7 +190,7 @@ fn AllEvents() -> impl IntoView {
                     Ok(mut list) => {
                         list.reverse();
                         view! {
-                            <div class=format!("relative mt-4 overflow-x-auto {SURFACE}")>
+                            <div class=format!("relative mt-4 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Events of every project">
                                 <table class=TABLE id="ops-events">
                                     <thead class=THEAD><tr>
                                         <th scope="col" class=th>"Last seen (UTC)"</th>

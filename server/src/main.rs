@@ -49,7 +49,7 @@ fn runtime(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
 }
 
 async fn serve(config: Config) -> ExitCode {
-    let running = match start(config, shutdown_signal()).await {
+    let running = match start(config, controller::shutdown::signal()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mission-control: cannot start: {e}");
@@ -84,23 +84,4 @@ async fn kubeconfig() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-    tracing::info!("shutting down");
 }

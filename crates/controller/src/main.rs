@@ -221,7 +221,7 @@ async fn serve(a: Args) -> ExitCode {
             ..Default::default()
         },
     };
-    let running = match start(config, shutdown_signal()).await {
+    let running = match start(config, controller::shutdown::signal()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("kubernikus-controller: cannot start: {e}");
@@ -235,24 +235,4 @@ async fn serve(a: Args) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Completes on Ctrl-C (SIGINT) or SIGTERM (what container runtimes send).
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-    tracing::info!("shutting down");
 }

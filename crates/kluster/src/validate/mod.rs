@@ -1,8 +1,20 @@
 //! Schema rules of the swagger (patterns, lengths, ranges) with messages a person reads.
 //! The same functions run in the controller's API and in the browser's form.
+//!
+//! - [`fields`]: single fields (names, sizes, CIDRs, labels, taints).
+//! - [`version`]: semantic versions.
+//! - here: the error types and the checks of a whole node pool and kluster.
 
 use crate::model::{Kluster, NodePool};
-use crate::net::{parse_ipv4, Cidr};
+use crate::net::parse_ipv4;
+
+pub mod fields;
+pub mod version;
+
+pub use fields::{
+    cidr, kluster_name, label, pool_name, pool_size, taint, MAX_NAME_LEN, MAX_SSH_KEY_LEN,
+};
+pub use version::{semver, Semver};
 
 /// One problem with one field; `field` is a JSON path such as `spec.nodePools[0].size`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -51,190 +63,6 @@ impl std::fmt::Display for ValidationErrors {
             .map(|e| format!("{}: {}", e.field, e.message))
             .collect();
         f.write_str(&parts.join("; "))
-    }
-}
-
-/// Maximum length of kluster and pool names.
-pub const MAX_NAME_LEN: usize = 20;
-/// Maximum length of `sshPublicKey`.
-pub const MAX_SSH_KEY_LEN: usize = 10_000;
-
-/// Checks a kluster name: `^[a-z]([-a-z0-9]*[a-z0-9])?$`, at most 20 characters.
-pub fn kluster_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("Enter a name.".into());
-    }
-    if name.len() > MAX_NAME_LEN {
-        return Err(format!(
-            "Use at most {MAX_NAME_LEN} characters (this has {}).",
-            name.len()
-        ));
-    }
-    let b = name.as_bytes();
-    let ok_inner = b
-        .iter()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-');
-    if !ok_inner || !b[0].is_ascii_lowercase() || b[b.len() - 1] == b'-' {
-        return Err("Use lower-case letters, digits and dashes; start with a letter and end with a letter or digit.".into());
-    }
-    Ok(())
-}
-
-/// Checks a pool name: `^[a-z0-9]([-\.a-z0-9]*)?$`, at most 20 characters.
-pub fn pool_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("Enter a pool name.".into());
-    }
-    if name.len() > MAX_NAME_LEN {
-        return Err(format!(
-            "Use at most {MAX_NAME_LEN} characters (this has {}).",
-            name.len()
-        ));
-    }
-    let b = name.as_bytes();
-    let ok = b
-        .iter()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-' || *c == b'.');
-    if !ok || !(b[0].is_ascii_lowercase() || b[0].is_ascii_digit()) {
-        return Err(
-            "Use lower-case letters, digits, dashes and dots; start with a letter or digit.".into(),
-        );
-    }
-    Ok(())
-}
-
-/// Checks a pool size: 0–127.
-pub fn pool_size(size: i64) -> Result<(), String> {
-    if (0..=127).contains(&size) {
-        Ok(())
-    } else {
-        Err("A pool has between 0 and 127 nodes.".into())
-    }
-}
-
-/// Checks a CIDR range `a.b.c.d/n`.
-pub fn cidr(value: &str) -> Result<Cidr, String> {
-    Cidr::parse(value).ok_or_else(|| format!("{value:?} is not an IPv4 range like 10.180.0.0/16."))
-}
-
-/// `[prefix/]name` of a label or taint key, Kubernetes style.
-fn label_key(key: &str) -> bool {
-    let (prefix, name) = match key.rsplit_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
-    };
-    if let Some(p) = prefix {
-        // DNS subdomain: dot-separated labels of [a-z0-9]([-a-z0-9]*[a-z0-9]).
-        // The swagger's pattern requires at least two characters per label.
-        let ok = p.split('.').all(|l| {
-            let b = l.as_bytes();
-            b.len() >= 2
-                && b.iter()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-                && b[0] != b'-'
-                && b[b.len() - 1] != b'-'
-        });
-        if !ok {
-            return false;
-        }
-    }
-    label_value(name)
-}
-
-/// `[A-Za-z0-9][-A-Za-z0-9_.]{0,62}`.
-fn label_value(v: &str) -> bool {
-    let b = v.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b[0].is_ascii_alphanumeric()
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-/// Checks a label `key=value`.
-pub fn label(l: &str) -> Result<(), String> {
-    match l.split_once('=') {
-        Some((k, v)) if label_key(k) && label_value(v) => Ok(()),
-        _ => Err(format!("{l:?} is not a label like team=payments.")),
-    }
-}
-
-/// Checks a taint `key=value:NoSchedule|NoExecute|PreferNoSchedule`.
-pub fn taint(t: &str) -> Result<(), String> {
-    let ok = t.rsplit_once(':').is_some_and(|(kv, effect)| {
-        matches!(effect, "NoSchedule" | "NoExecute" | "PreferNoSchedule")
-            && kv
-                .split_once('=')
-                .is_some_and(|(k, v)| label_key(k) && label_value(v))
-    });
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "{t:?} is not a taint like dedicated=gpu:NoSchedule."
-        ))
-    }
-}
-
-/// A parsed semantic version (major, minor, patch; pre-release and build ignored).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Semver {
-    /// Major version.
-    pub major: u64,
-    /// Minor version.
-    pub minor: u64,
-    /// Patch version.
-    pub patch: u64,
-}
-
-fn numeric(s: &str) -> Option<u64> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0'))
-    {
-        return None;
-    }
-    s.parse().ok()
-}
-
-fn ident_ok(s: &str, numeric_no_leading_zero: bool) -> bool {
-    !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        && (!numeric_no_leading_zero
-            || !s.bytes().all(|b| b.is_ascii_digit())
-            || numeric(s).is_some())
-}
-
-/// Parses a version as the swagger's semver pattern does.
-pub fn semver(v: &str) -> Result<Semver, String> {
-    let bad = || format!("{v:?} is not a version like 1.32.4.");
-    let (rest, build) = match v.split_once('+') {
-        Some((r, b)) => (r, Some(b)),
-        None => (v, None),
-    };
-    if let Some(b) = build {
-        if !b.split('.').all(|i| ident_ok(i, false)) {
-            return Err(bad());
-        }
-    }
-    let (core, pre) = match rest.split_once('-') {
-        Some((c, p)) => (c, Some(p)),
-        None => (rest, None),
-    };
-    if let Some(p) = pre {
-        if !p.split('.').all(|i| ident_ok(i, true)) {
-            return Err(bad());
-        }
-    }
-    let mut it = core.split('.');
-    let (Some(a), Some(b), Some(c), None) = (it.next(), it.next(), it.next(), it.next()) else {
-        return Err(bad());
-    };
-    match (numeric(a), numeric(b), numeric(c)) {
-        (Some(major), Some(minor), Some(patch)) => Ok(Semver {
-            major,
-            minor,
-            patch,
-        }),
-        _ => Err(bad()),
     }
 }
 
@@ -344,24 +172,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kluster_names_follow_the_pattern_and_length() {
-        for ok in ["a", "demo", "my-cluster-1", "abcdefghijklmnopqrst"] {
-            assert_eq!(kluster_name(ok), Ok(()), "{ok}");
-        }
-        for bad in [
-            "",
-            "1abc",
-            "Demo",
-            "demo-",
-            "de_mo",
-            "abcdefghijklmnopqrstu",
-            "dé",
-        ] {
-            assert!(kluster_name(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
     fn pool_names_sizes_and_disks() {
         for ok in ["a", "0", "pool.1", "gpu-a.b"] {
             assert_eq!(pool_name(ok), Ok(()), "{ok}");
@@ -382,37 +192,6 @@ mod tests {
             let mut e = ValidationErrors::default();
             node_pool(&p, "p", &mut e);
             assert_eq!(e.0.is_empty(), ok, "{disk}");
-        }
-    }
-
-    #[test]
-    fn labels_and_taints() {
-        assert!(label("team=payments").is_ok());
-        assert!(label("example.com/team=a_b.c").is_ok());
-        assert!(label("team").is_err());
-        assert!(
-            label("a.b/x=y").is_err(),
-            "prefix labels need two characters"
-        );
-        assert!(label("-x=y").is_err());
-        assert!(taint("dedicated=gpu:NoSchedule").is_ok());
-        assert!(taint("dedicated=gpu:Sometimes").is_err());
-        assert!(taint("dedicated:NoSchedule").is_err());
-    }
-
-    #[test]
-    fn versions_follow_semver() {
-        assert_eq!(
-            semver("1.32.4"),
-            Ok(Semver {
-                major: 1,
-                minor: 32,
-                patch: 4
-            })
-        );
-        assert!(semver("1.32.4-rc.1+build.5").is_ok());
-        for bad in ["1.32", "v1.32.4", "01.2.3", "1.2.3-", "1.2.3-01", "1.2.3.4"] {
-            assert!(semver(bad).is_err(), "{bad}");
         }
     }
 

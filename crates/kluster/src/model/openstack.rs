@@ -1,0 +1,127 @@
+//! OpenStack views: `GET /api/v1/openstack/metadata` and the quota extension.
+
+use serde::{Deserialize, Serialize};
+
+/// `GET /api/v1/openstack/metadata`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenstackMetadata {
+    /// Availability zones.
+    #[serde(rename = "availabilityZones")]
+    pub availability_zones: Vec<Named>,
+    /// Flavors.
+    pub flavors: Vec<Flavor>,
+    /// Security groups.
+    #[serde(rename = "securityGroups")]
+    pub security_groups: Vec<IdName>,
+    /// Key pairs.
+    #[serde(rename = "keyPairs")]
+    pub key_pairs: Vec<KeyPair>,
+    /// Routers with their networks and subnets.
+    pub routers: Vec<Router>,
+    /// Volume types.
+    #[serde(rename = "volumeTypes")]
+    pub volume_types: Vec<IdName>,
+}
+
+/// Something with a name only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Named {
+    /// Name.
+    pub name: String,
+}
+
+/// Something with an id and a name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdName {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+}
+
+/// A Nova flavor.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flavor {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+    /// RAM in MiB.
+    pub ram: i64,
+    /// Virtual CPUs.
+    pub vcpus: i64,
+}
+
+/// A Nova key pair.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyPair {
+    /// Name.
+    pub name: String,
+    /// The public key.
+    #[serde(rename = "publicKey")]
+    pub public_key: String,
+}
+
+/// A Neutron router.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Router {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+    /// External network id.
+    #[serde(rename = "externalNetworkID")]
+    pub external_network_id: String,
+    /// Networks attached to the router.
+    pub networks: Vec<Network>,
+}
+
+/// A Neutron network.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Network {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+    /// Subnets.
+    pub subnets: Vec<Subnet>,
+}
+
+/// A Neutron subnet.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subnet {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+    /// Address range.
+    #[serde(rename = "CIDR")]
+    pub cidr: String,
+}
+
+/// Extension (`GET /api/v1/openstack/quota`): one quota, limit and use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// The most the project may use.
+    pub limit: i64,
+    /// What it uses now.
+    pub used: i64,
+}
+
+impl Usage {
+    /// What is left (never negative).
+    pub fn remaining(&self) -> i64 {
+        (self.limit - self.used).max(0)
+    }
+}
+
+/// Extension (`GET /api/v1/openstack/quota`): a project's compute quota.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quota {
+    /// Servers.
+    pub instances: Usage,
+    /// vCPUs.
+    pub cores: Usage,
+    /// RAM in MiB.
+    pub ram: Usage,
+}

@@ -1,0 +1,88 @@
+//! What the controllers observed about a kluster: phase, status and per-pool node counts.
+
+use serde::{Deserialize, Serialize};
+
+/// Lifecycle phase of a kluster.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KlusterPhase {
+    /// Accepted, waiting for the ground controller.
+    #[default]
+    Pending,
+    /// Control plane coming up.
+    Creating,
+    /// Ready.
+    Running,
+    /// Moving to a new version.
+    Upgrading,
+    /// Being deleted.
+    Terminating,
+}
+
+/// Observed state of a kluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KlusterStatus {
+    /// Lifecycle phase.
+    #[serde(default)]
+    pub phase: KlusterPhase,
+    /// Whether migrations are pending.
+    #[serde(default, rename = "migrationsPending")]
+    pub migrations_pending: bool,
+    /// Per-pool node counts.
+    #[serde(default, rename = "nodePools", skip_serializing_if = "Vec::is_empty")]
+    pub node_pools: Vec<NodePoolInfo>,
+    /// Apiserver URL.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub apiserver: String,
+    /// Dashboard URL.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub dashboard: String,
+    /// Version the apiserver runs.
+    #[serde(
+        default,
+        rename = "apiserverVersion",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub apiserver_version: String,
+    /// Helm chart name.
+    #[serde(
+        default,
+        rename = "chartName",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub chart_name: String,
+    /// Helm chart version.
+    #[serde(
+        default,
+        rename = "chartVersion",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub chart_version: String,
+    /// Wormhole URL.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub wormhole: String,
+    /// Running Kubernetes version.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub version: String,
+    /// Spec generation the status reflects.
+    #[serde(default, rename = "specVersion")]
+    pub spec_version: i64,
+    /// Extension (not in the Kubernikus spec): why the kluster is stuck, e.g. creation timed
+    /// out; empty while all is well.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// Node counts of one pool.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodePoolInfo {
+    /// Pool name.
+    pub name: String,
+    /// Desired size.
+    pub size: i64,
+    /// Running (and starting) servers.
+    pub running: i64,
+    /// Nodes that are Ready.
+    pub healthy: i64,
+    /// Nodes that are not cordoned.
+    pub schedulable: i64,
+}

@@ -1,0 +1,94 @@
+//! Launch's executor: applies the [`plan`](super::plan) to the cloud and records events.
+
+use kluster::{EventDetail, EventReason, Kluster};
+
+use super::plan;
+use super::prefix;
+use crate::cloud::{CloudErrorKind, ServerSpec};
+use crate::reconcile::ctx::{Ctx, Observed, Outcome};
+use crate::store::StoreError;
+
+/// Launch's executor for one running kluster: deletes the servers its plan removes (not
+/// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
+pub async fn reconcile(
+    k: &mut Kluster,
+    o: &Observed<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let mut out = Outcome::default();
+    let Some(servers) = o.cloud.servers.as_deref() else {
+        return Ok(out);
+    };
+    let name = k.name.clone();
+    let plan = plan(k, servers);
+    let mut pools = plan.pools.clone();
+    for r in plan.delete.iter().filter(|r| !o.grounded.contains(&r.id)) {
+        match ctx
+            .call(ctx.cloud().delete_server(ctx.project, &r.id))
+            .await
+        {
+            Ok(()) => {
+                out.deleted += 1;
+                out.dropped.insert(r.id.clone());
+                if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
+                    info.running -= 1;
+                }
+                let message = format!("Successfully deleted node {}", r.name);
+                ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
+                    .await?;
+            }
+            Err(e) => {
+                let message = format!("Failed to delete node {}: {e}", r.name);
+                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
+            }
+        }
+    }
+    for (i, count) in plan.create {
+        let pool = &k.spec.node_pools[i];
+        for _ in 0..count {
+            let spec = ServerSpec {
+                name: format!("{}{}", prefix(&name, &pool.name), suffix()),
+                kluster: name.clone(),
+                flavor: pool.flavor.clone(),
+                image: pool.image.clone(),
+                availability_zone: pool.availability_zone.clone(),
+            };
+            match ctx
+                .call(ctx.cloud().create_server(ctx.project, &spec))
+                .await
+            {
+                Ok(server) => {
+                    out.created += 1;
+                    out.launched.push(server.id.clone());
+                    pools[i].running += 1;
+                    let message = format!("Successfully created node {}", server.name);
+                    ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
+                        .await?;
+                }
+                Err(e) => {
+                    // The same error would repeat for the rest of the pool: stop here.
+                    let message = format!("Failed to create node: {e}");
+                    let detail = (e.kind == CloudErrorKind::QuotaExceeded)
+                        .then_some(EventDetail::QuotaExceeded);
+                    ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
+                        .await?;
+                    break;
+                }
+            }
+        }
+    }
+    k.status.node_pools = pools;
+    Ok(out)
+}
+
+/// Five random lowercase letters and digits (a server name's tail).
+fn suffix() -> String {
+    use rand_core::RngCore;
+    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut bytes = [0u8; 5];
+    rand_core::OsRng.fill_bytes(&mut bytes);
+    bytes
+        .iter()
+        .map(|b| CHARS[*b as usize % CHARS.len()] as char)
+        .collect()
+}

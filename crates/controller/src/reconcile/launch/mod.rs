@@ -1,0 +1,39 @@
+//! The launch reconciler (Kubernikus's launchctl): per node pool
+//! `needed = size − running − starting`; servers are named `kks-<kluster>-<pool>-<5 chars>`;
+//! scale-down removes unregistered servers first, then cordoned nodes, then the youngest.
+//! Servers of pools that no longer exist are removed.
+//!
+//! - [`plan`](plan()) and [`needs_confirmation`] (in `plan.rs`): the pure decision.
+//! - [`reconcile`] (in `execute.rs`): the executor.
+//! - here: how a server's name ties it to its kluster and pool.
+
+use crate::cloud::Server;
+
+mod execute;
+mod plan;
+#[cfg(test)]
+mod tests;
+
+pub use execute::reconcile;
+pub use plan::{needs_confirmation, plan, Plan, Removal};
+
+/// Name prefix of a pool's servers.
+pub fn prefix(kluster: &str, pool: &str) -> String {
+    format!("kks-{kluster}-{pool}-")
+}
+
+/// Whether `server` belongs to `pool` of `kluster` (prefix plus exactly 5 characters, so
+/// pool `a` does not claim the servers of pool `a-b`).
+pub fn belongs(server: &Server, kluster: &str, pool: &str) -> bool {
+    server.kluster == kluster
+        && server
+            .name
+            .strip_prefix(&prefix(kluster, pool))
+            .is_some_and(|rest| rest.len() == 5 && !rest.contains('-'))
+}
+
+/// The servers of `kluster` (any pool), by the kluster recorded in their metadata: names
+/// alone are ambiguous (`kks-a-b-…` may be kluster `a` pool `b-…` or kluster `a-b`).
+pub fn of_kluster<'a>(servers: &'a [Server], kluster: &str) -> Vec<&'a Server> {
+    servers.iter().filter(|s| s.kluster == kluster).collect()
+}

@@ -1,0 +1,135 @@
+//! Launch's pure decision: per pool, how many servers to create and which to delete, and
+//! whether an empty listing must be confirmed before acting on it.
+
+use kluster::{Kluster, NodePool, NodePoolInfo};
+
+use super::belongs;
+use super::of_kluster;
+use crate::cloud::{Server, ServerStatus};
+
+/// A server to remove, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removal {
+    /// Server id.
+    pub id: String,
+    /// Server name (for the event).
+    pub name: String,
+    /// Index of its pool in the spec (`None`: the pool was removed).
+    pub pool: Option<usize>,
+}
+
+/// What launch does with one kluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Pool status as observed, before acting.
+    pub pools: Vec<NodePoolInfo>,
+    /// Servers to create: (pool index in the spec, how many).
+    pub create: Vec<(usize, i64)>,
+    /// Servers to delete.
+    pub delete: Vec<Removal>,
+}
+
+/// What to do for `k` given the servers of its project.
+pub fn plan(k: &Kluster, servers: &[Server]) -> Plan {
+    let mine = of_kluster(servers, &k.name);
+    let mut plan = Plan::default();
+    for (i, pool) in k.spec.node_pools.iter().enumerate() {
+        let ours: Vec<&Server> = mine
+            .iter()
+            .copied()
+            .filter(|s| belongs(s, &k.name, &pool.name))
+            .collect();
+        let (info, create, delete) = plan_pool(i, pool, &ours);
+        plan.pools.push(info);
+        if create > 0 {
+            plan.create.push((i, create));
+        }
+        plan.delete.extend(delete);
+    }
+    // Servers of pools that were removed from the spec.
+    for s in mine {
+        let known = k
+            .spec
+            .node_pools
+            .iter()
+            .any(|p| belongs(s, &k.name, &p.name));
+        if !known && s.status != ServerStatus::Deleting {
+            plan.delete.push(Removal {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                pool: None,
+            });
+        }
+    }
+    plan
+}
+
+/// Status, servers to create and servers to delete for one pool.
+fn plan_pool(
+    index: usize,
+    pool: &NodePool,
+    servers: &[&Server],
+) -> (NodePoolInfo, i64, Vec<Removal>) {
+    let live: Vec<&Server> = servers
+        .iter()
+        .copied()
+        .filter(|s| matches!(s.status, ServerStatus::Build | ServerStatus::Active))
+        .collect();
+    let info = NodePoolInfo {
+        name: pool.name.clone(),
+        size: pool.size,
+        running: live.len() as i64,
+        healthy: live
+            .iter()
+            .filter(|s| s.node.is_some_and(|n| n.ready))
+            .count() as i64,
+        schedulable: live
+            .iter()
+            .filter(|s| s.node.is_some_and(|n| n.ready && !n.cordoned))
+            .count() as i64,
+    };
+    let needed = pool.size - live.len() as i64;
+    if needed >= 0 {
+        return (info, needed, Vec::new());
+    }
+    // Scale down: unregistered first, then cordoned, then the rest; youngest first.
+    let mut victims = live;
+    victims.sort_by_key(|s| {
+        let rank = match s.node {
+            None => 0,
+            Some(n) if n.cordoned => 1,
+            Some(_) => 2,
+        };
+        (rank, s.age)
+    });
+    let delete = victims
+        .into_iter()
+        .take((-needed) as usize)
+        .map(|s| Removal {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            pool: Some(index),
+        })
+        .collect();
+    (info, 0, delete)
+}
+
+/// Whether a listing must be confirmed before launch acts on it: a pool whose last
+/// recorded status had servers shows none. (A spurious empty listing once made
+/// Kubernikus create a second set of nodes.)
+pub fn needs_confirmation(klusters: &[&Kluster], servers: &[Server]) -> bool {
+    let launched = |k: &&&Kluster| {
+        matches!(
+            k.status.phase,
+            kluster::KlusterPhase::Running | kluster::KlusterPhase::Upgrading
+        )
+    };
+    klusters.iter().filter(launched).any(|k| {
+        k.status.node_pools.iter().any(|recorded| {
+            recorded.running > 0
+                && !servers.iter().any(|s| {
+                    belongs(s, &k.name, &recorded.name) && s.status != ServerStatus::Deleting
+                })
+        })
+    })
+}

@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::pg::fresh_database;
-use controller::store::{CaRecord, Database, Store, StoredKluster};
+use controller::store::{CaRecord, Database, NewEvent, Store, StoredKluster};
 use kluster::{EventReason, EventType, Kluster};
 
 /// A fresh SQLite database file.
@@ -82,15 +82,15 @@ async fn a_kluster_created_again_starts_without_the_old_history(db: Database) {
         "the new kluster starts without history"
     );
     let (_, count) = s
-        .record_event_counted(
-            "p",
-            "k",
-            Some(&new),
-            EventType::Normal,
-            &running,
-            None,
-            "Kluster k is running",
-        )
+        .record_event_counted(NewEvent {
+            project: "p",
+            kluster: "k",
+            uid: Some(&new),
+            kind: EventType::Normal,
+            reason: &running,
+            detail: None,
+            message: "Kluster k is running",
+        })
         .await
         .unwrap();
     assert_eq!(count, 1, "not aggregated into the old kluster's event");

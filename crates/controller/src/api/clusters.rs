@@ -18,7 +18,7 @@ use super::catalog::{self, Catalog};
 use super::versions::{versioned, IfMatch};
 use super::{admission, ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
-use crate::store::{CaRecord, StoredKluster};
+use crate::store::{CaRecord, NewEvent, StoredKluster};
 
 /// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters. Extension: the
 /// list query `?q=&phase=&sort=&limit=&offset=` (`kluster::listing`) searches, filters,
@@ -184,15 +184,15 @@ pub async fn terminate(
     // The phase change is the API's, so the event is too (deorbit reports the rest).
     let uid = stored.kluster.metadata.as_ref().map(|m| m.uid.as_str());
     st.store
-        .record_event_counted(
-            &who.account,
-            &name,
+        .record_event_counted(NewEvent {
+            project: &who.account,
+            kluster: &name,
             uid,
-            kluster::EventType::Normal,
-            &kluster::EventReason::Terminating,
-            None,
-            &format!("Kluster {name} is terminating"),
-        )
+            kind: kluster::EventType::Normal,
+            reason: &kluster::EventReason::Terminating,
+            detail: None,
+            message: &format!("Kluster {name} is terminating"),
+        })
         .await?;
     st.metrics.event(
         kluster::EventReason::Terminating.as_str(),

@@ -9,7 +9,7 @@ use kluster::{EventDetail, EventReason, EventType, Kluster, Router};
 use tokio::time::Instant;
 
 use crate::cloud::{Cloud, CloudError, Resource, Server};
-use crate::store::{self, Store, StoreError};
+use crate::store::{self, NewEvent, Store, StoreError};
 
 /// Longest budget or call timeout honoured (longer ones are cut to it).
 pub(super) const LONGEST: Duration = Duration::from_secs(24 * 3600);
@@ -174,15 +174,15 @@ impl Ctx<'_> {
         let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
         let (_, count) = self
             .store()
-            .record_event_counted(
+            .record_event_counted(NewEvent {
                 project,
-                &k.name,
+                kluster: &k.name,
                 uid,
                 kind,
-                &reason,
-                detail.as_ref(),
+                reason: &reason,
+                detail: detail.as_ref(),
                 message,
-            )
+            })
             .await?;
         let k = k.name.as_str();
         let controller = controller_of(&reason);

@@ -35,6 +35,7 @@ pub use audit::{audit_time, checks as audit_checks, AuditFilter};
 pub use cas::CaRecord;
 pub use database::{Database, Dialect};
 pub use error::StoreError;
+pub use events::NewEvent;
 pub use klusters::new_uid;
 pub use ops::RepeatedWarning;
 pub use schema::SCHEMA_VERSION;

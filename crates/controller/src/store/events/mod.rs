@@ -7,6 +7,27 @@ use sqlx::Row;
 
 use super::{now_text, Dialect, Store, StoreError};
 
+/// An event to record with [`Store::record_event_counted`]: the event's fields, each a column.
+#[derive(Clone, Copy, Debug)]
+pub struct NewEvent<'a> {
+    /// The kluster's project.
+    pub project: &'a str,
+    /// The kluster's name.
+    pub kluster: &'a str,
+    /// The kluster's uid; `None`: the uid of the kluster of that name now, none if there is
+    /// none.
+    pub uid: Option<&'a str>,
+    /// `Normal` or `Warning`.
+    pub kind: EventType,
+    /// Why, in Kubernikus's spelling.
+    pub reason: &'a EventReason,
+    /// A typed detail, kept with a new event (an aggregated repeat has the same type, reason
+    /// and message, so the same detail).
+    pub detail: Option<&'a EventDetail>,
+    /// What happened, in words.
+    pub message: &'a str,
+}
+
 impl Store {
     /// Records an event about the kluster now named `kluster` (see
     /// [`Store::record_event_counted`]). Returns the event's id.
@@ -18,15 +39,21 @@ impl Store {
         reason: &EventReason,
         message: &str,
     ) -> Result<i64, StoreError> {
-        self.record_event_counted(project, kluster, None, kind, reason, None, message)
-            .await
-            .map(|(id, _)| id)
+        self.record_event_counted(NewEvent {
+            project,
+            kluster,
+            uid: None,
+            kind,
+            reason,
+            detail: None,
+            message,
+        })
+        .await
+        .map(|(id, _)| id)
     }
 
-    /// Records an event about kluster `kluster` with uid `uid` (`None`: the uid of the
-    /// kluster of that name now, none if there is none) and a typed `detail` (kept with a
-    /// new event; an aggregated repeat has the same type, reason and message, so the same
-    /// detail), returning its id and count (1: new). An identical event (same type, reason
+    /// Records `event` (see [`NewEvent`] for its uid and detail), returning its id and
+    /// count (1: new). An identical event (same type, reason
     /// and message) of the same kluster seen before is aggregated: its count grows and its
     /// last timestamp moves. Either way the event gets the next sequence number and
     /// streams wake up.
@@ -35,18 +62,20 @@ impl Store {
     /// on PostgreSQL the transaction takes an advisory lock before it draws from the
     /// `event_seq` sequence, so a reader that saw seq n never misses a smaller one
     /// committed later. Other replicas learn of the event by `NOTIFY` at commit.
-    #[allow(clippy::too_many_arguments)] // the event's fields, each a column
     pub async fn record_event_counted(
         &self,
-        project: &str,
-        kluster: &str,
-        uid: Option<&str>,
-        kind: EventType,
-        reason: &EventReason,
-        detail: Option<&EventDetail>,
-        message: &str,
+        event: NewEvent<'_>,
     ) -> Result<(i64, i64), StoreError> {
         self.check_ready()?;
+        let NewEvent {
+            project,
+            kluster,
+            uid,
+            kind,
+            reason,
+            detail,
+            message,
+        } = event;
         let (kind, reason) = (kind.as_str(), reason.as_str());
         let detail = detail.map(EventDetail::as_str).unwrap_or_default();
         let next_seq = match self.dialect {
@@ -239,120 +268,4 @@ fn event_of(r: &AnyRow) -> Result<kluster::Event, StoreError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::test_util::*;
-    use super::*;
-
-    #[tokio::test]
-    async fn identical_events_aggregate_and_stay_in_their_project() {
-        let s = Store::open(&db_path("events")).await.unwrap();
-        let a = s
-            .record_event(
-                "p1",
-                "k",
-                EventType::Warning,
-                &EventReason::FailedCreateNode,
-                "quota",
-            )
-            .await
-            .unwrap();
-        let b = s
-            .record_event(
-                "p1",
-                "k",
-                EventType::Warning,
-                &EventReason::FailedCreateNode,
-                "quota",
-            )
-            .await
-            .unwrap();
-        let c = s
-            .record_event("p1", "k", EventType::Normal, &EventReason::Running, "up")
-            .await
-            .unwrap();
-        assert_eq!(a, b);
-        assert!(c > a, "ids grow");
-        let ev = s.events("p1", "k", None).await.unwrap();
-        assert_eq!(ev.len(), 2);
-        assert_eq!(
-            (ev[0].reason.as_str(), ev[0].count),
-            ("FailedCreateNode", 2)
-        );
-        assert_eq!(ev[0].detail, None);
-        assert!(s.events("p2", "k", None).await.unwrap().is_empty());
-        // A typed detail is kept with the event and read back.
-        s.record_event_counted(
-            "p1",
-            "q",
-            None,
-            EventType::Warning,
-            &EventReason::FailedCreateNode,
-            Some(&EventDetail::QuotaExceeded),
-            "Quota exceeded for instances",
-        )
-        .await
-        .unwrap();
-        let ev = s.events("p1", "q", None).await.unwrap();
-        assert_eq!(ev[0].detail, Some(EventDetail::QuotaExceeded));
-        let since = s.events_since("p1", Some("q"), 0, 10).await.unwrap();
-        assert_eq!(since[0].event.detail, Some(EventDetail::QuotaExceeded));
-    }
-
-    #[tokio::test]
-    async fn every_change_gets_the_next_sequence_number_and_wakes_readers() {
-        let s = Store::open(&db_path("seq")).await.unwrap();
-        let mut latest = s.latest_seq();
-        let a = s
-            .record_event(
-                "p1",
-                "k",
-                EventType::Warning,
-                &EventReason::Other("X".into()),
-                "m",
-            )
-            .await
-            .unwrap();
-        s.record_event(
-            "p1",
-            "j",
-            EventType::Normal,
-            &EventReason::Other("Y".into()),
-            "n",
-        )
-        .await
-        .unwrap();
-        assert!(latest.has_changed().unwrap());
-        let after: i64 = *latest.borrow_and_update();
-        assert_eq!(after, 2);
-        // Aggregating an old event moves it to the end of the sequence.
-        s.record_event(
-            "p1",
-            "k",
-            EventType::Warning,
-            &EventReason::Other("X".into()),
-            "m",
-        )
-        .await
-        .unwrap();
-        let since = s.events_since("p1", None, after, 100).await.unwrap();
-        assert_eq!(since.len(), 1);
-        assert_eq!((since[0].id, since[0].seq, since[0].event.count), (a, 3, 2));
-        let all = s.events_since("p1", None, 0, 100).await.unwrap();
-        assert_eq!(
-            all.iter().map(|e| e.kluster.as_str()).collect::<Vec<_>>(),
-            ["j", "k"]
-        );
-        assert_eq!(
-            s.events_since("p1", Some("j"), 0, 100).await.unwrap().len(),
-            1
-        );
-        assert!(s.events_since("p2", None, 0, 100).await.unwrap().is_empty());
-        assert_eq!(
-            s.events_since("p1", None, 0, 1).await.unwrap().len(),
-            1,
-            "limit"
-        );
-        let newest = s.events_latest("p1", None, 1).await.unwrap();
-        assert_eq!((newest[0].kluster.as_str(), newest[0].seq), ("k", 3));
-    }
-}
+mod tests;

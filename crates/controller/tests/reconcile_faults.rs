@@ -1,0 +1,148 @@
+//! The reconcilers when the cloud fails: outages become events and creation times out;
+//! a controller killed in the middle of a create and restarted converges without
+//! duplicates. Over a real SQLite store and the simulated cloud on a manual clock.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::world::*;
+use controller::cloud::sim::{Faults, SimCloud};
+use controller::cloud::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use kluster::KlusterPhase;
+
+#[tokio::test]
+async fn cloud_outages_are_events_and_creation_times_out() {
+    let w = world("outage").await;
+    w.up("k", &[("a", 1)]).await;
+    w.set_faults(Faults {
+        api_timeout: true,
+        ..Faults::default()
+    })
+    .await;
+    let mut rec = w.rec.clone();
+    rec.timing.creation_timeout = Duration::ZERO;
+    w.add(kluster("late", &[("a", 1)])).await;
+    rec.pass().await.unwrap();
+    let warn = w
+        .events("k")
+        .await
+        .into_iter()
+        .find(|e| e.reason == "CloudUnavailable");
+    assert!(warn.is_some_and(|e| e.kind == "Warning"));
+    let late = w.get("late").await.unwrap();
+    assert_eq!(late.status.phase, KlusterPhase::Pending);
+    assert!(
+        late.status.message.contains("not running after"),
+        "{late:?}"
+    );
+    let timeout = w.events("late").await;
+    assert_eq!(timeout[0].reason, "FailedCreate");
+    rec.pass().await.unwrap();
+    assert_eq!(
+        w.events("late")
+            .await
+            .iter()
+            .filter(|e| e.reason == "FailedCreate")
+            .count(),
+        1,
+        "said once"
+    );
+    // The cloud comes back: the late kluster runs and its message clears.
+    w.set_faults(Faults::default()).await;
+    w.run(2, BOOT).await;
+    let late = w.get("late").await.unwrap();
+    assert_eq!(late.status.phase, KlusterPhase::Running);
+    assert_eq!(late.status.message, "");
+}
+
+/// A cloud that stops answering after `creates` server creations, like a controller
+/// killed in the middle of a pass.
+#[derive(Debug)]
+struct Dying {
+    inner: SimCloud,
+    creates: AtomicUsize,
+}
+
+impl Cloud for Dying {
+    fn metadata<'a>(
+        &'a self,
+        p: &'a str,
+    ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
+        self.inner.metadata(p)
+    }
+    fn images<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        self.inner.images(p)
+    }
+    fn quota<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
+        self.inner.quota(p)
+    }
+    fn servers<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
+        self.inner.servers(p)
+    }
+    fn create_server<'a>(
+        &'a self,
+        p: &'a str,
+        spec: &'a ServerSpec,
+    ) -> BoxFuture<'a, Result<Server, CloudError>> {
+        Box::pin(async move {
+            let r = self.inner.create_server(p, spec).await;
+            if self.creates.fetch_sub(1, Ordering::SeqCst) <= 1 {
+                std::future::pending::<()>().await; // the process dies here
+            }
+            r
+        })
+    }
+    fn delete_server<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        self.inner.delete_server(p, id)
+    }
+    fn resources<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
+        self.inner.resources(p)
+    }
+    fn delete_resource<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        self.inner.delete_resource(p, id)
+    }
+}
+
+#[tokio::test]
+async fn killed_in_the_middle_of_a_create_and_restarted_it_converges_without_duplicates() {
+    let w = world("restart").await;
+    w.add(kluster("k", &[("a", 4)])).await;
+    w.pass().await; // Pending → Creating; the next pass creates the servers
+    let dying = Arc::new(Dying {
+        inner: w.sim.clone(),
+        creates: AtomicUsize::new(2),
+    });
+    let mut first = reconciler(&w.store, dying);
+    first.call_timeout = Duration::from_secs(60);
+    // The pass is dropped (the task killed) after the second server was created, before
+    // the pool status was written.
+    let cut = tokio::time::timeout(Duration::from_millis(300), first.pass()).await;
+    assert!(cut.is_err(), "the pass was cut short");
+    assert_eq!(w.servers("k").await.len(), 2);
+    drop(first);
+    // A new process with the same store and the same cloud.
+    let second = reconciler(&w.store, Arc::new(w.sim.clone()));
+    for _ in 0..4 {
+        w.sim.clock().advance(BOOT);
+        second.pass().await.unwrap();
+    }
+    let names: Vec<String> = w.servers("k").await.into_iter().map(|s| s.name).collect();
+    assert_eq!(names.len(), 4, "exactly the pool size: {names:?}");
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 4);
+    let pool = &w.get("k").await.unwrap().status.node_pools[0];
+    assert_eq!((pool.running, pool.healthy), (4, 4));
+}

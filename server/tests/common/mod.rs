@@ -265,3 +265,8 @@ pub async fn create_kluster(srv: &TestServer, user: &str, body: &str) {
         r.text().await.unwrap_or_default()
     );
 }
+
+/// Reads an error answer of a server function as the [`app::error::AppError`] it carries.
+pub fn app_error(body: &str) -> app::error::AppError {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not an AppError ({e}): {body}"))
+}

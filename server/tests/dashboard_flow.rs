@@ -1,0 +1,140 @@
+//! The dashboard after sign-in, against the real local Keystone: compressed pages with
+//! security headers, the embedded controller's Kubernikus API, the kluster list and the
+//! kubeconfig download.
+
+mod common;
+
+use common::*;
+use reqwest::header;
+
+#[tokio::test]
+async fn pages_are_compressed_for_browsers_that_accept_it() {
+    let srv = spawn(|_| {}).await;
+    let r = browser()
+        .get(format!("{}/login", srv.base))
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()[header::CONTENT_ENCODING], "gzip");
+    assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert_eq!(r.headers()[header::X_FRAME_OPTIONS], "DENY");
+}
+
+#[tokio::test]
+async fn the_embedded_controller_serves_the_kubernikus_api_on_loopback() {
+    let srv = spawn(|_| {}).await;
+    assert!(
+        srv.controller_url.starts_with("http://127.0.0.1:"),
+        "{}",
+        srv.controller_url
+    );
+    let http = reqwest::Client::new();
+    let info: serde_json::Value = http
+        .get(format!("{}/info", srv.controller_url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(info["defaultClusterVersion"].is_string(), "{info}");
+    let token = user_token("alice", "demo").await;
+    let r = http
+        .get(format!("{}/api/v1/clusters", srv.controller_url))
+        .header("x-auth-token", token.expose())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        srv.data_dir.join("controller.db").exists(),
+        "the controller's store lives in the data dir"
+    );
+}
+
+#[tokio::test]
+async fn the_dashboard_lists_the_projects_klusters_from_the_controller() {
+    let srv = spawn(|_| {}).await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let (_, _, html) = page(&c, &srv, "/").await;
+    assert!(
+        html.contains("No klusters in this project yet."),
+        "empty state"
+    );
+
+    create_kluster(&srv, "alice", r#"{"name":"shown","spec":{"nodePools":[{"name":"small","size":2,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
+
+    let (status, _, html) = page(&c, &srv, "/").await;
+    assert_eq!(status, 200);
+    assert!(html.contains(">shown<"), "the kluster is listed: {html}");
+    assert!(html.contains("small: 2 nodes"), "its pool is listed");
+    assert!(!html.contains("gAAAAA"), "no token in the page");
+
+    // bob (member of demo) sees it; alice in staging does not.
+    let bob = browser();
+    login(&bob, &srv, "bob", "demo").await;
+    assert!(page(&bob, &srv, "/").await.2.contains(">shown<"));
+    let staging = browser();
+    login(&staging, &srv, "alice", "staging").await;
+    let (_, _, html) = page(&staging, &srv, "/").await;
+    assert!(!html.contains(">shown<") && html.contains("No klusters in this project yet."));
+}
+
+#[tokio::test]
+async fn the_kubeconfig_downloads_as_an_attachment_that_kubectl_reads() {
+    let srv = spawn(|_| {}).await;
+    create_kluster(&srv, "alice", r#"{"name":"dl","spec":{}}"#).await;
+
+    let anon = browser();
+    let (status, loc, _) = page(&anon, &srv, "/klusters/dl/kubeconfig").await;
+    assert_eq!(
+        (status, loc.as_deref()),
+        (303, Some("/login")),
+        "no session, no kubeconfig"
+    );
+
+    let c = browser();
+    login(&c, &srv, "bob", "demo").await;
+    let r = c
+        .get(format!("{}/klusters/dl/kubeconfig", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()[header::CONTENT_DISPOSITION],
+        "attachment; filename=\"dl.kubeconfig\""
+    );
+    assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
+    let kubeconfig = r.text().await.unwrap();
+    let path = srv.data_dir.join("dl.kubeconfig");
+    std::fs::write(&path, &kubeconfig).unwrap();
+    let out = std::process::Command::new("kubectl")
+        .args([
+            "config",
+            "view",
+            "-o",
+            "jsonpath={.current-context} {.users[0].name}",
+            "--kubeconfig",
+        ])
+        .arg(&path)
+        .output()
+        .expect("kubectl is installed by scripts/setup");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "dl bob@demo");
+
+    let r = c
+        .get(format!("{}/klusters/nope/kubeconfig", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404, "unknown kluster answered in words");
+    assert!(r.text().await.unwrap().contains("not found"));
+}

@@ -156,6 +156,7 @@ pub async fn start(
             .map_err(StartError::Http)?
             .with_observer(metrics.controller_observer()),
         token_checks: Default::default(),
+        project_lists: Default::default(),
         clock: config.clock.clone(),
         request: None,
     };

@@ -1,9 +1,13 @@
 //! Sessions at rest: a [`SealedStore`] wraps any tower-sessions store and seals each
 //! session's data (Keystone tokens among it) with ChaCha20-Poly1305 before it reaches the
-//! database; and the data directory is kept private (0700, files 0600).
+//! database; and the data directory is kept private (0700, files 0600). A record whose data
+//! did not change is written again only when its expiry moved by more than the store's touch
+//! interval (tower-sessions saves every request's session to slide its idle expiry).
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use controller::pki::Sealer;
@@ -14,11 +18,18 @@ use tower_sessions::SessionStore;
 /// The one key under which a sealed record keeps its data.
 const SEALED: &str = "sealed";
 
+/// At most this many sessions' last writes are remembered to skip unchanged ones; past it
+/// the memory starts afresh (the next save of each session writes).
+const REMEMBERED_MAX: usize = 100_000;
+
 /// A session store whose records hold only `{"sealed": "<base64 of nonce‖ciphertext>"}`.
 #[derive(Clone)]
 pub struct SealedStore<S> {
     inner: S,
     sealer: Arc<Sealer>,
+    touch_every: Duration,
+    /// Per session: a hash of its data and the expiry as last written or read.
+    written: Arc<Mutex<HashMap<Id, (u64, time::OffsetDateTime)>>>,
 }
 
 impl<S: std::fmt::Debug> std::fmt::Debug for SealedStore<S> {
@@ -30,9 +41,58 @@ impl<S: std::fmt::Debug> std::fmt::Debug for SealedStore<S> {
 }
 
 impl<S> SealedStore<S> {
-    /// Seals records with `sealer` before they reach `inner`.
+    /// Seals records with `sealer` before they reach `inner`; writes every save.
     pub fn new(inner: S, sealer: Arc<Sealer>) -> Self {
-        Self { inner, sealer }
+        Self::with_touch(inner, sealer, Duration::ZERO)
+    }
+
+    /// Like [`SealedStore::new`], but a save that changes only the expiry, by less than
+    /// `touch_every`, is skipped: the stored expiry may then lag the cookie's by that much.
+    pub fn with_touch(inner: S, sealer: Arc<Sealer>, touch_every: Duration) -> Self {
+        Self {
+            inner,
+            sealer,
+            touch_every,
+            written: Arc::default(),
+        }
+    }
+
+    /// A hash of `data` that does not depend on the map's order.
+    fn digest(data: &HashMap<String, serde_json::Value>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let sorted: BTreeMap<&String, &serde_json::Value> = data.iter().collect();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        serde_json::to_string(&sorted)
+            .unwrap_or_default()
+            .hash(&mut h);
+        h.finish()
+    }
+
+    fn remember(&self, record: &Record) {
+        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        if written.len() >= REMEMBERED_MAX {
+            written.clear();
+        }
+        written.insert(record.id, (Self::digest(&record.data), record.expiry_date));
+    }
+
+    /// True when `record` is what was last written or read, its expiry moved by less than
+    /// the touch interval.
+    fn unchanged(&self, record: &Record) -> bool {
+        if self.touch_every.is_zero() {
+            return false;
+        }
+        let written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        let Some((digest, expiry)) = written.get(&record.id) else {
+            return false;
+        };
+        let moved = (record.expiry_date - *expiry).unsigned_abs();
+        *digest == Self::digest(&record.data) && moved < self.touch_every
+    }
+
+    fn forget(&self, id: &Id) {
+        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        written.remove(id);
     }
 
     fn seal(&self, record: &Record) -> Result<Record> {
@@ -78,18 +138,27 @@ impl<S: SessionStore + Clone> SessionStore for SealedStore<S> {
         let mut sealed = self.seal(record)?;
         self.inner.create(&mut sealed).await?;
         record.id = sealed.id; // the inner store may pick another id on a collision
+        self.remember(record);
         Ok(())
     }
 
     async fn save(&self, record: &Record) -> Result<()> {
-        self.inner.save(&self.seal(record)?).await
+        if self.unchanged(record) {
+            return Ok(());
+        }
+        self.inner.save(&self.seal(record)?).await?;
+        self.remember(record);
+        Ok(())
     }
 
     async fn load(&self, id: &Id) -> Result<Option<Record>> {
         match self.inner.load(id).await? {
             None => Ok(None),
             Some(r) => match self.open(r) {
-                Ok(r) => Ok(Some(r)),
+                Ok(r) => {
+                    self.remember(&r);
+                    Ok(Some(r))
+                }
                 Err(e) => {
                     // Unreadable (another key, tampered, or from before sealing): the user
                     // signs in again; the row goes.
@@ -102,6 +171,7 @@ impl<S: SessionStore + Clone> SessionStore for SealedStore<S> {
     }
 
     async fn delete(&self, id: &Id) -> Result<()> {
+        self.forget(id);
         self.inner.delete(id).await
     }
 }
@@ -183,5 +253,45 @@ mod tests {
         let mut plain = record();
         inner.create(&mut plain).await.unwrap();
         assert!(a.load(&plain.id).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_session_is_written_again_only_when_its_expiry_moved_enough() {
+        let inner = MemoryStore::default();
+        let store = SealedStore::with_touch(
+            inner.clone(),
+            Arc::new(Sealer::new(&[3; 32])),
+            Duration::from_secs(60),
+        );
+        let mut r = record();
+        store.create(&mut r).await.unwrap();
+        let stored_expiry = |inner: MemoryStore, id: Id| async move {
+            inner.load(&id).await.unwrap().unwrap().expiry_date
+        };
+        let first = stored_expiry(inner.clone(), r.id).await;
+        // The next request slides the expiry by a few seconds: not written.
+        r.expiry_date += time::Duration::seconds(5);
+        store.save(&r).await.unwrap();
+        assert_eq!(stored_expiry(inner.clone(), r.id).await, first);
+        // A change of data is written at once.
+        r.data
+            .insert("project".into(), serde_json::json!("staging"));
+        store.save(&r).await.unwrap();
+        let back = store.load(&r.id).await.unwrap().unwrap();
+        assert_eq!(back.data, r.data);
+        assert_eq!(back.expiry_date, r.expiry_date);
+        // An expiry moved by more than the interval is written.
+        r.expiry_date += time::Duration::seconds(61);
+        store.save(&r).await.unwrap();
+        assert_eq!(stored_expiry(inner.clone(), r.id).await, r.expiry_date);
+        // Another replica's store (no memory of this session) always writes.
+        let other = SealedStore::with_touch(
+            inner.clone(),
+            Arc::new(Sealer::new(&[3; 32])),
+            Duration::from_secs(60),
+        );
+        r.expiry_date += time::Duration::seconds(1);
+        other.save(&r).await.unwrap();
+        assert_eq!(stored_expiry(inner.clone(), r.id).await, r.expiry_date);
     }
 }

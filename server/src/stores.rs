@@ -78,15 +78,19 @@ pub async fn open(
             Arc::new(MemoryLog::with_clock(config.clock.clone())),
         )
     };
+    // An unchanged session's sliding expiry is written at most every minute (a twentieth of
+    // the idle time when that is shorter), not on every request.
+    let touch = (config.session_idle / 20).min(std::time::Duration::from_secs(60));
     match &config.session_store {
         SessionStoreKind::Memory => {
             ready.store.store(true, Ordering::Relaxed);
-            let store = SealedStore::new(tower_sessions::MemoryStore::default(), sealer);
+            let store =
+                SealedStore::with_touch(tower_sessions::MemoryStore::default(), sealer, touch);
             Ok((Sessions::Memory(store), in_memory(), SessionCount::Unknown))
         }
         SessionStoreKind::Sqlite => {
             let (store, pool) = sqlite(config).await?;
-            let store = SealedStore::new(store, sealer);
+            let store = SealedStore::with_touch(store, sealer, touch);
             ready.store.store(true, Ordering::Relaxed);
             Ok((
                 Sessions::Sqlite(store),
@@ -101,7 +105,7 @@ pub async fn open(
             let limiter =
                 LoginLimiter::new(limits, crate::postgres::PgAttemptLog::new(pool.clone()));
             Ok((
-                Sessions::Postgres(SealedStore::new(store, sealer)),
+                Sessions::Postgres(SealedStore::with_touch(store, sealer, touch)),
                 limiter,
                 SessionCount::Postgres(pool),
             ))
@@ -160,14 +164,19 @@ async fn probe_postgres(
 }
 
 async fn sqlite(config: &Config) -> Result<(SqliteStore, sqlx::SqlitePool), StartError> {
-    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+    use sqlx::sqlite::{
+        SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+    };
     let err = |e: &dyn std::fmt::Display| StartError::Store(e.to_string());
     let path = config.data_dir.join("sessions.db");
     sessions::private_db(&path).map_err(|e| err(&format!("{}: {e}", path.display())))?;
     let opts = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal);
+        .journal_mode(SqliteJournalMode::Wal)
+        // In WAL mode NORMAL never corrupts the file; a power cut may lose the last
+        // moments' writes (a sign-in to repeat), and no request waits for an fsync.
+        .synchronous(SqliteSynchronous::Normal);
     let pool = SqlitePoolOptions::new()
         .max_connections(4)
         .connect_with(opts)

@@ -1,6 +1,6 @@
 //! A signed-in session against the real local Keystone: switching project, sign-out and
-//! revocation, expiry, session id rotation, the cookie on https, cross-site posts, and one
-//! Keystone validation per token however many requests a session sends at once.
+//! revocation, expiry, session id rotation, the cookie on https, cross-site posts. (How often
+//! the dashboard asks Keystone: `keystone_calls.rs`.)
 
 mod common;
 
@@ -208,85 +208,4 @@ async fn cross_site_posts_are_rejected() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
-}
-
-/// A proxy in front of the real Keystone that counts the dashboard's token validations.
-async fn counting_keystone() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-    type St = (reqwest::Client, String, Arc<AtomicUsize>);
-    async fn forward(
-        State((http, upstream, count)): State<St>,
-        req: Request<Body>,
-    ) -> axum::response::Response {
-        let path = req
-            .uri()
-            .path_and_query()
-            .map(|p| p.as_str().to_string())
-            .unwrap_or_default();
-        // The dashboard validates a user's token with that token itself; the controller uses
-        // its service token. Count the dashboard's.
-        let own = req.headers().get("x-auth-token") == req.headers().get("x-subject-token");
-        if req.method() == axum::http::Method::GET
-            && req.uri().path().ends_with("/auth/tokens")
-            && own
-        {
-            count.fetch_add(1, Ordering::SeqCst);
-        }
-        let base = upstream.trim_end_matches("/v3");
-        let mut out = http.request(req.method().clone(), format!("{base}{path}"));
-        for (name, value) in req.headers() {
-            if name != "host" && name != "content-length" {
-                out = out.header(name.clone(), value.clone());
-            }
-        }
-        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
-            .await
-            .unwrap_or_default();
-        let r = out.body(body).send().await.unwrap();
-        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
-        let mut headers = axum::http::HeaderMap::new();
-        for (name, value) in r.headers() {
-            if name == "x-subject-token" || name == "content-type" {
-                headers.insert(name.clone(), value.clone());
-            }
-        }
-        (status, headers, r.bytes().await.unwrap_or_default()).into_response()
-    }
-    let count = Arc::new(AtomicUsize::new(0));
-    let app = axum::Router::new().fallback(forward).with_state((
-        reqwest::Client::new(),
-        keystone_url(),
-        count.clone(),
-    ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}/v3"), count)
-}
-
-#[tokio::test]
-async fn concurrent_requests_of_a_session_ask_keystone_about_its_token_once() {
-    let (ks, validations) = counting_keystone().await;
-    let srv = spawn(|s| {
-        s.keystone_url = Some(ks.clone());
-        s.token_recheck_secs = Some(1);
-    })
-    .await;
-    let c = browser();
-    login(&c, &srv, "alice", "demo").await;
-    srv.clock.advance(std::time::Duration::from_millis(1100)); // a re-check is due
-    let before = validations.load(std::sync::atomic::Ordering::SeqCst);
-    // What a hydrated page does: several server functions at once.
-    let (a, b, d, e) = tokio::join!(
-        call(&c, &srv, "current_session", &[]),
-        call(&c, &srv, "list_projects", &[]),
-        call(&c, &srv, "list_klusters", &[]),
-        page(&c, &srv, "/"),
-    );
-    assert!(a.status().is_success() && b.status().is_success() && d.status().is_success());
-    assert_eq!(e.0, 200);
-    let asked = validations.load(std::sync::atomic::Ordering::SeqCst) - before;
-    assert_eq!(asked, 1, "one Keystone check for all of them");
 }

@@ -37,13 +37,21 @@ pub fn AuditPage() -> impl IntoView {
     }
 }
 
-/// "spec.nodePools[0].size: 2 → 3; …"
+/// "spec.nodePools[0].size: 2 → 3; …"; a creation (nothing before) lists what was set,
+/// the node pools and the version first, as "field = value".
 fn changes(r: &kluster::AuditRecord) -> String {
     if r.changes.is_empty() {
         return "–".into();
     }
-    let shown: Vec<String> = r
-        .changes
+    let created = r.changes.iter().all(|c| c.before.is_empty());
+    let mut changes: Vec<&kluster::SpecChange> = r.changes.iter().collect();
+    if created {
+        let key = |c: &&kluster::SpecChange| {
+            !(c.field.contains("nodePools") || c.field.contains("version"))
+        };
+        changes.sort_by_key(key);
+    }
+    let shown: Vec<String> = changes
         .iter()
         .take(8)
         .map(|c| {
@@ -54,7 +62,11 @@ fn changes(r: &kluster::AuditRecord) -> String {
                     s.to_string()
                 }
             };
-            format!("{}: {} → {}", c.field, v(&c.before), v(&c.after))
+            if created {
+                format!("{} = {}", c.field, v(&c.after))
+            } else {
+                format!("{}: {} → {}", c.field, v(&c.before), v(&c.after))
+            }
         })
         .collect();
     let more = r.changes.len().saturating_sub(8);
@@ -150,7 +162,7 @@ fn Audit(cloud: bool, project: String) -> impl IntoView {
                                                 <tr class=ROW>
                                                     <td class="whitespace-nowrap px-3 py-2">{when}</td>
                                                     {cloud.then(|| view! { <td class="px-3 py-2">{r.project_name.clone()}</td> })}
-                                                    <td class="px-3 py-2 font-medium">{r.kluster.clone()}</td>
+                                                    <td class="whitespace-nowrap px-3 py-2 font-medium">{r.kluster.clone()}</td>
                                                     <td class="px-3 py-2">{r.action.clone()}</td>
                                                     <td class="px-3 py-2">{format!("{}@{}", r.user_name, r.user_domain)}</td>
                                                     <td class="max-w-md break-words px-3 py-2 font-mono text-xs">{what}</td>

@@ -90,9 +90,9 @@ fn Overview() -> impl IntoView {
                                         {list.into_iter().map(|a| view! {
                                             <tr class=ROW>
                                                 <td class="px-3 py-2">{project_label(&a.project_name, &a.project_id)}</td>
-                                                <td class="px-3 py-2 font-medium">{a.kluster}</td>
+                                                <td class="whitespace-nowrap px-3 py-2 font-medium">{a.kluster}</td>
                                                 <td class="px-3 py-2">{a.phase}</td>
-                                                <td class="px-3 py-2">{a.problem.replace('_', " ")}</td>
+                                                <td class="whitespace-nowrap px-3 py-2">{a.problem.replace('_', " ")}</td>
                                                 <td class=format!("px-3 py-2 {MUTED}")>{a.detail}</td>
                                             </tr>
                                         }).collect_view()}
@@ -209,7 +209,7 @@ fn AllEvents() -> impl IntoView {
                                                 <tr class=ROW>
                                                     <td class=format!("whitespace-nowrap px-3 py-2 {META}")>{e.event.event.last_timestamp.replace('T', " ").trim_end_matches('Z').to_string()}</td>
                                                     <td class="px-3 py-2"><a href=href class=LINK_SMALL>{project_label(&e.project_name, &e.project_id)}</a></td>
-                                                    <td class="px-3 py-2 font-medium">{e.event.kluster.clone()}</td>
+                                                    <td class="whitespace-nowrap px-3 py-2 font-medium">{e.event.kluster.clone()}</td>
                                                     <td class=if warning { "px-3 py-2 font-semibold text-amber-800 dark:text-amber-200" } else { "px-3 py-2" }>{e.event.event.kind.clone()}</td>
                                                     <td class="px-3 py-2">{e.event.event.reason.clone()}</td>
                                                     <td class=format!("px-3 py-2 {MUTED}")>{e.event.event.message.clone()}</td>

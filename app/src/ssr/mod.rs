@@ -5,6 +5,7 @@ pub mod auth;
 pub mod clock;
 pub mod controller;
 mod limiter;
+pub mod project_lists;
 
 pub use auth::{AuthRecord, AUTH_KEY};
 pub use clock::Clock;
@@ -13,6 +14,7 @@ pub use limiter::{
     client_key, verdict, Attempt, AttemptLog, Load, LoginLimiter, MemoryLog, Outcome, RateLimits,
     Refused, KNOWN_FOR,
 };
+pub use project_lists::{token_key, ProjectLists};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +39,8 @@ pub struct AppState {
     pub controller: ControllerClient,
     /// Recent Keystone verdicts per token, shared by every request and stream.
     pub token_checks: Arc<TokenChecks>,
+    /// Recent project lists per token (the header's project switcher).
+    pub project_lists: Arc<ProjectLists>,
     /// The time source (manual in tests).
     pub clock: Clock,
     /// The request being served, when there is one (see [`state`]).
@@ -99,12 +103,7 @@ impl TokenChecks {
         max_age: Duration,
         clock: &Clock,
     ) -> Result<bool, AppError> {
-        let key = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            token.expose().hash(&mut h);
-            h.finish()
-        };
+        let key = token_key(token);
         let fresh = |checks: &Self| {
             let verdicts = checks.verdicts.lock().unwrap_or_else(|p| p.into_inner());
             verdicts

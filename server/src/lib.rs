@@ -138,7 +138,6 @@ pub async fn start(
         clock: config.clock.clone(),
     };
     let hub = live::Hub::new(
-        &controller_url,
         state.controller.clone(),
         config.live_streams_per_user,
         shutdown.clone(),

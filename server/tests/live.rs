@@ -7,6 +7,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use kubernikus_client::sse::Parser;
+
 use common::{browser, call, create_kluster, keystone_url, login, user_token, TestServer};
 use reqwest::Client;
 use server::config::Settings;
@@ -35,7 +37,7 @@ async fn open(c: &Client, srv: &TestServer, last_id: Option<&str>) -> reqwest::R
 /// Reads frames until `done` holds (or fails after 20 s).
 async fn read_until(
     r: &mut reqwest::Response,
-    buf: &mut String,
+    buf: &mut Parser,
     frames: &mut Vec<Frame>,
     done: impl Fn(&[Frame]) -> bool,
 ) {
@@ -47,24 +49,17 @@ async fn read_until(
             .unwrap_or_else(|_| panic!("stream stalled; frames {frames:?}"))
             .unwrap()
             .unwrap_or_else(|| panic!("stream ended; frames {frames:?}"));
-        buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        while let Some(end) = buf.find("\n\n") {
-            let frame: String = buf.drain(..end + 2).collect();
-            let (mut kind, mut id, mut data) = (String::new(), String::new(), String::new());
-            for line in frame.lines() {
-                if let Some(v) = line.strip_prefix("event:") {
-                    kind = v.trim().into();
-                } else if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().into();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data = v.trim().into();
-                }
-            }
-            if !kind.is_empty() {
-                frames.push((kind, id, data));
+        for f in buf.push(&chunk).expect("frames under the bound") {
+            if !f.event.is_empty() {
+                frames.push((f.event, f.id.unwrap_or_default(), f.data.trim().into()));
             }
         }
     }
+}
+
+/// The one SSE parser, bounded as a test needs.
+fn parser() -> Parser {
+    Parser::new(1 << 20)
 }
 
 fn seqs(frames: &[Frame]) -> Vec<i64> {
@@ -165,7 +160,7 @@ async fn events_stream_live_and_a_restart_loses_none() {
     let other = browser();
     login(&other, &srv, "bob", "demo").await;
     let (mut a, mut b) = (open(&c, &srv, None).await, open(&other, &srv, None).await);
-    let (mut abuf, mut bbuf, mut af, mut bf) = (String::new(), String::new(), vec![], vec![]);
+    let (mut abuf, mut bbuf, mut af, mut bf) = (parser(), parser(), vec![], vec![]);
     let live = |f: &[Frame]| f.iter().any(|x| x.0 == "live");
     read_until(&mut a, &mut abuf, &mut af, live).await;
     read_until(&mut b, &mut bbuf, &mut bf, live).await;
@@ -211,7 +206,7 @@ async fn events_stream_live_and_a_restart_loses_none() {
     // The kluster keeps changing (its nodes come up) before the browser is back.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut again = open(&c, &srv, Some(&last)).await;
-    let (mut buf, mut frames) = (String::new(), vec![]);
+    let (mut buf, mut frames) = (parser(), vec![]);
     let expected = truth(&srv, last.parse().unwrap()).await;
     assert!(
         !expected.is_empty(),
@@ -285,7 +280,7 @@ async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themsel
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
     let mut r = open(&c, &srv, None).await;
-    let (mut buf, mut frames) = (String::new(), vec![]);
+    let (mut buf, mut frames) = (parser(), vec![]);
     read_until(&mut r, &mut buf, &mut frames, |f| {
         f.iter().any(|x| x.0 == "live")
     })
@@ -371,7 +366,7 @@ async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
     let mut r = open(&c, &srv, None).await;
-    let (mut buf, mut frames) = (String::new(), vec![]);
+    let (mut buf, mut frames) = (parser(), vec![]);
     read_until(&mut r, &mut buf, &mut frames, |f| {
         f.iter().any(|x| x.0 == "live")
     })

@@ -42,9 +42,9 @@ pub async fn edit_kluster(name: String, edit: Edit) -> Result<(), AppError> {
     let rec = require(&session().await?, &st)
         .await
         .map_err(fail.clone())?;
-    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let what = format!("{edit:?}");
-    crate::ssr::controller::update_spec(&st.controller, &rec.token, &path, |spec| {
+    crate::ssr::controller::update_spec(&st.controller, &rec.token, &name, |spec| {
         match edit {
             Edit::Upgrade { version } => spec.version = version,
             Edit::AddPool {

@@ -12,10 +12,10 @@ pub async fn list_klusters() -> Result<Vec<crate::model::KlusterRow>, AppError> 
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    let list: Vec<kluster::Kluster> = st
+    let list = st
         .controller
-        .get(&rec.token, "/api/v1/clusters")
+        .list(&rec.token)
         .await
-        .map_err(fail)?;
+        .map_err(|e| fail(e.into()))?;
     Ok(list.into_iter().map(Into::into).collect())
 }

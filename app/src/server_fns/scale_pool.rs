@@ -28,12 +28,12 @@ pub async fn scale_pool(name: String, pool: String, size: String) -> Result<(), 
             message,
         }])));
     }
-    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
-    let mut k: kluster::Kluster = st
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
+    let mut k = st
         .controller
-        .get(&rec.token, &path)
+        .get(&rec.token, &name)
         .await
-        .map_err(fail.clone())?;
+        .map_err(|e| fail.clone()(e.into()))?;
     let Some(p) = k.spec.node_pools.iter_mut().find(|p| p.name == pool) else {
         return Err(fail.clone()(AppError::NotFound(format!(
             "Kluster {name} has no node pool {pool}."
@@ -42,9 +42,9 @@ pub async fn scale_pool(name: String, pool: String, size: String) -> Result<(), 
     p.size = size;
     k.status = Default::default();
     st.controller
-        .write(reqwest::Method::PUT, &rec.token, &path, Some(&k))
+        .update(&rec.token, &k)
         .await
-        .map_err(fail.clone())?;
+        .map_err(|e| fail.clone()(e.into()))?;
     tracing::info!(
         kluster = name,
         pool,

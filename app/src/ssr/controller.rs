@@ -1,90 +1,32 @@
-//! The dashboard's client of the Kubernikus API: the same HTTP calls against the embedded
-//! controller or a real Kubernikus, always with the session's Keystone token.
-
-use std::time::Duration;
+//! The dashboard's side of the Kubernikus API: the typed client
+//! ([`kubernikus_client::Client`], against the embedded controller or a real Kubernikus,
+//! always with the session's Keystone token) and what its errors mean to a person.
 
 use crate::error::AppError;
 
-/// A Kubernikus API endpoint (base URL without a trailing slash).
-#[derive(Clone, Debug)]
-pub struct ControllerClient {
-    base: String,
-    http: reqwest::Client,
-}
+/// The dashboard's client of the Kubernikus API.
+pub type ControllerClient = kubernikus_client::Client;
 
-impl ControllerClient {
-    /// A client for `base`, e.g. `http://127.0.0.1:41234` or `https://kubernikus.example.com`.
-    pub fn new(base: &str) -> Result<Self, String> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(3))
-            .timeout(Duration::from_secs(20))
-            .build()
-            .map_err(|e| e.to_string())?;
-        Ok(Self {
-            base: base.trim_end_matches('/').to_string(),
-            http,
-        })
-    }
-
-    /// `GET {path}` as the user behind `token`, decoded from JSON.
-    pub async fn get<T: serde::de::DeserializeOwned>(
-        &self,
-        token: &keystone::TokenSecret,
-        path: &str,
-    ) -> Result<T, AppError> {
-        let resp = self
-            .send(self.http.get(format!("{}{path}", self.base)), token, path)
-            .await?;
-        resp.json().await.map_err(|e| {
-            tracing::error!(error = %e.without_url(), path, "controller answer not understood");
-            AppError::Internal
-        })
-    }
-
-    /// `POST`/`PUT` `body` as JSON to `path`; the answer's body is ignored.
-    pub async fn write(
-        &self,
-        method: reqwest::Method,
-        token: &keystone::TokenSecret,
-        path: &str,
-        body: Option<&impl serde::Serialize>,
-    ) -> Result<(), AppError> {
-        let mut req = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(b) = body {
-            req = req.json(b);
-        }
-        self.send(req, token, path).await.map(drop)
-    }
-
-    async fn send(
-        &self,
-        req: reqwest::RequestBuilder,
-        token: &keystone::TokenSecret,
-        path: &str,
-    ) -> Result<reqwest::Response, AppError> {
-        let resp = req
-            .header("x-auth-token", token.expose())
-            .header("accept", "application/json")
-            .send()
-            .await
-            .map_err(|e| {
-                tracing::warn!(error = %e.without_url(), "controller unreachable");
+impl From<kubernikus_client::Error> for AppError {
+    fn from(e: kubernikus_client::Error) -> Self {
+        match e {
+            kubernikus_client::Error::Unreachable(why) => {
+                tracing::warn!(error = why, "controller unreachable");
                 AppError::ControllerUnavailable
-            })?;
-        let status = resp.status();
-        if status.is_success() {
-            return Ok(resp);
+            }
+            kubernikus_client::Error::Decode(why) => {
+                tracing::error!(error = why, "controller answer not understood");
+                AppError::Internal
+            }
+            kubernikus_client::Error::Api(body) => {
+                let status = u16::try_from(body.code).unwrap_or(0);
+                let e = answer_error(status, Some(body));
+                if e == AppError::Internal {
+                    tracing::error!(status, "unexpected controller answer");
+                }
+                e
+            }
         }
-        let body = resp.json::<kluster::ApiError>().await.ok();
-        let e = answer_error(status.as_u16(), body);
-        if e == AppError::Internal {
-            tracing::error!(
-                status = status.as_u16(),
-                path,
-                "unexpected controller answer"
-            );
-        }
-        Err(e)
     }
 }
 
@@ -114,18 +56,19 @@ pub fn answer_error(status: u16, body: Option<kluster::ApiError>) -> AppError {
     }
 }
 
-/// Reads kluster `path` as the user, lets `change` edit its spec, and writes it back with
+/// Reads kluster `name` as the user, lets `change` edit its spec, and writes it back with
 /// `PUT` (the controller applies its update rules and answers violations per field).
 pub async fn update_spec(
     c: &ControllerClient,
     token: &keystone::TokenSecret,
-    path: &str,
+    name: &str,
     change: impl FnOnce(&mut kluster::KlusterSpec) -> Result<(), AppError>,
 ) -> Result<(), AppError> {
-    let mut k: kluster::Kluster = c.get(token, path).await?;
+    let mut k = c.get(token, name).await?;
     change(&mut k.spec)?;
     k.status = Default::default();
-    c.write(reqwest::Method::PUT, token, path, Some(&k)).await
+    c.update(token, &k).await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -199,8 +199,8 @@ pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone
     let plain = is_plain_form_post();
     let back = format!(
         "/klusters/{}",
-        kluster_path(name)
-            .map(|_| name.to_string())
+        kluster_name(name)
+            .map(|()| name.to_string())
             .unwrap_or_default()
     );
     move |e: AppError| {
@@ -212,11 +212,10 @@ pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone
     }
 }
 
-/// The controller path of kluster `name`; a name that breaks the naming rules (and so
-/// could reach another path of the controller) is not found.
-pub fn kluster_path(name: &str) -> Result<String, AppError> {
+/// `Ok` for a kluster name that keeps the naming rules; a name that breaks them is not
+/// found (without asking the controller).
+pub fn kluster_name(name: &str) -> Result<(), AppError> {
     kluster::validate::kluster_name(name)
-        .map(|()| format!("/api/v1/clusters/{name}"))
         .map_err(|_| AppError::NotFound(format!("There is no kluster named {name:?}.")))
 }
 

@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::clients::{create, get_json, lease_holder_pid, open_stream, read_events, signed_in};
+use super::clients::{
+    create, get_json, lease_holder_pid, open_stream, read_events, signed_in, sse_parser,
+};
 use super::cluster::{self, Postgres, Proc};
 use super::user_token;
 use reqwest::header;
@@ -172,7 +174,7 @@ pub async fn dashboard_dies() -> Resumed {
     for b in &browsers {
         streams.push((
             open_stream(b, &front, Some(0)).await.expect("stream opens"),
-            String::new(),
+            sse_parser(),
             Vec::new(),
         ));
     }
@@ -197,7 +199,7 @@ pub async fn dashboard_dies() -> Resumed {
                 }
                 gaps.push(lost.elapsed());
                 *r = next.expect("a browser reconnects through nginx with its session");
-                buf.clear();
+                *buf = sse_parser();
             }
         }
     }

@@ -22,7 +22,9 @@
 # kubernetes_member, service; alice/alice-secret = kubernetes_admin in demo and staging;
 # bob/bob-secret = kubernetes_member in demo; service user mission-control (domain Default,
 # project service, role service) validates other users' tokens; admin (domain Default) is a
-# Kubernikus cloud admin through project cloud_admin.
+# Kubernikus cloud admin through project cloud_admin; alice's application credential
+# mission-control-demo (project demo), its id and secret in demo.env as
+# KS_ALICE_APP_CRED_ID / KS_ALICE_APP_CRED_SECRET.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -184,12 +186,41 @@ cloud = ensure("projects", "project", "cloud_admin", {"name": "cloud_admin", "do
 admin_id = req("GET", "/users?name=admin&domain_id=default", tok=T)[2]["users"][0]["id"]
 admin_role = ensure("roles", "role", "admin", {"name": "admin"})
 s, _, b = req("PUT", f"/projects/{cloud}/users/{admin_id}/roles/{admin_role}", tok=T); assert s == 204, (s, b)
+# One application credential of alice in project demo, for tools and CI
+# (`mission-control kubeconfig`). Keystone shows a secret only once, so the one in demo.env
+# is kept while it still signs in; otherwise the credential is deleted and made anew.
+env_file = os.path.join(os.environ["KS_HOME"], "demo.env")
+old = {}
+if os.path.exists(env_file):
+    for line in open(env_file):
+        k, _, v = line.removeprefix("export ").strip().partition("=")
+        old[k] = v.strip("'")
+AC_NAME = "mission-control-demo"
+ac_id, ac_secret = old.get("KS_ALICE_APP_CRED_ID"), old.get("KS_ALICE_APP_CRED_SECRET")
+def ac_works(i, sec):
+    body = {"auth": {"identity": {"methods": ["application_credential"],
+            "application_credential": {"id": i, "secret": sec}}}}
+    return req("POST", "/auth/tokens?nocatalog", body)[0] == 201
+if not (ac_id and ac_secret and ac_works(ac_id, ac_secret)):
+    pa = {"identity": {"methods": ["password"], "password": {"user": {"name": "alice", "domain": {"name": "demo"},
+          "password": "alice-secret"}}}, "scope": {"project": {"id": projects["demo"]}}}
+    s, h, b = req("POST", "/auth/tokens", {"auth": pa}); assert s == 201, (s, b)
+    AT = h["X-Subject-Token"]
+    creds = f"/users/{users['alice']}/application_credentials"
+    for c in req("GET", f"{creds}?name={AC_NAME}", tok=AT)[2].get("application_credentials", []):
+        s, _, b = req("DELETE", f"{creds}/{c['id']}", tok=AT); assert s == 204, (s, b)
+    s, _, b = req("POST", creds, {"application_credential": {"name": AC_NAME,
+                  "description": "Mission Control demo: CI access to project demo"}}, tok=AT)
+    assert s == 201, (s, b)
+    ac_id, ac_secret = b["application_credential"]["id"], b["application_credential"]["secret"]
 env = {"MC_TEST_KEYSTONE_URL": B, "KS_DEMO_DOMAIN_ID": dom, "KS_DEMO_PROJECT_ID": projects["demo"],
        "KS_STAGING_PROJECT_ID": projects["staging"], "KS_ALICE_ID": users["alice"], "KS_BOB_ID": users["bob"],
        "KS_ADMIN_PASSWORD": os.environ["KS_ADMIN_PASSWORD"], "KS_SERVICE_USER": "mission-control",
-       "KS_SERVICE_PASSWORD": "mission-control-secret"}
-with open(os.path.join(os.environ["KS_HOME"], "demo.env"), "w") as f:
+       "KS_SERVICE_PASSWORD": "mission-control-secret", "KS_ALICE_APP_CRED_ID": ac_id,
+       "KS_ALICE_APP_CRED_SECRET": ac_secret}
+with open(env_file, "w") as f:
     f.writelines(f"export {k}='{v}'\n" for k, v in env.items())
+os.chmod(env_file, 0o600)  # it holds passwords and a credential secret
 EOF
 }
 

@@ -1,7 +1,8 @@
 //! The HTML shell and the router. The sign-in page and the list (the pages people land on)
-//! are in the main WASM module; the create form, the detail page and the timeline are lazy
-//! routes: with `cargo leptos build --split` their code is split into modules the browser
-//! loads when they are visited (a server-rendered page preloads its own).
+//! are in the main WASM module; the create form, the detail page, the timeline, the audit
+//! page and the operators' pages are lazy routes: with `cargo leptos build --split` their
+//! code is split into modules the browser loads when they are visited (a server-rendered
+//! page preloads its own).
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, HashedStylesheet, Link, Meta, Title};
@@ -11,7 +12,13 @@ use leptos_router::{
 };
 
 use crate::pages::{
-    create::CreatePage, detail::DetailPage, home::HomePage, login::LoginPage, not_found::NotFound,
+    audit::AuditPage,
+    create::CreatePage,
+    detail::DetailPage,
+    home::HomePage,
+    login::LoginPage,
+    not_found::NotFound,
+    ops::{OpsPage, OpsTimelinePage},
     timeline::TimelinePage,
 };
 
@@ -56,6 +63,9 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/new") view={Lazy::<CreateRoute>::new()} ssr=SsrMode::Async/>
                 <Route path=path!("/timeline") view={Lazy::<TimelineRoute>::new()} ssr=SsrMode::Async/>
+                <Route path=path!("/audit") view={Lazy::<AuditRoute>::new()} ssr=SsrMode::Async/>
+                <Route path=path!("/ops") view={Lazy::<OpsRoute>::new()} ssr=SsrMode::Async/>
+                <Route path=path!("/ops/timeline") view={Lazy::<OpsTimelineRoute>::new()} ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/:name") view={Lazy::<DetailRoute>::new()} ssr=SsrMode::Async/>
             </Routes>
         </Router>
@@ -101,5 +111,47 @@ impl LazyRoute for DetailRoute {
 
     fn view(_this: Self) -> AnyView {
         view! { <DetailPage/> }.into_any()
+    }
+}
+
+/// `/audit`, loaded when visited.
+struct AuditRoute;
+
+#[lazy_route]
+impl LazyRoute for AuditRoute {
+    fn data() -> Self {
+        AuditRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <AuditPage/> }.into_any()
+    }
+}
+
+/// `/ops`, loaded when visited.
+struct OpsRoute;
+
+#[lazy_route]
+impl LazyRoute for OpsRoute {
+    fn data() -> Self {
+        OpsRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <OpsPage/> }.into_any()
+    }
+}
+
+/// `/ops/timeline`, loaded when visited.
+struct OpsTimelineRoute;
+
+#[lazy_route]
+impl LazyRoute for OpsTimelineRoute {
+    fn data() -> Self {
+        OpsTimelineRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <OpsTimelinePage/> }.into_any()
     }
 }

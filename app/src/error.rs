@@ -17,6 +17,9 @@ pub enum AppError {
     /// Keystone rejected the user name / password / domain / project combination.
     #[error("Invalid user name or password")]
     InvalidCredentials,
+    /// Keystone rejected the application credential (wrong id or secret, deleted, expired).
+    #[error("The application credential was not accepted: check its id and secret (it may have been deleted or have expired).")]
+    InvalidAppCredential,
     /// Too many failed sign-ins for this client or user name.
     #[error("Too many failed sign-in attempts. Try again in {retry_after_secs} seconds.")]
     RateLimited {
@@ -41,6 +44,10 @@ pub enum AppError {
     /// Form fields break the API's rules; each error names its field (a JSON path).
     #[error("Please correct the marked fields.")]
     Invalid(Vec<kluster::FieldError>),
+    /// Someone else changed the kluster since the page showed it (the controller's 412 to
+    /// an `If-Match` of the version shown); nothing was changed.
+    #[error("{msg}", msg = STALE)]
+    Stale,
     /// An unexpected fault on the server; details are in the server log only.
     #[error("Something went wrong on our side. Please try again.")]
     Internal,
@@ -48,6 +55,9 @@ pub enum AppError {
     #[error("Could not reach the Mission Control server. Check your connection and try again.")]
     Transport,
 }
+
+/// What the user reads when their change met a kluster someone else changed meanwhile.
+pub const STALE: &str = "Someone else changed this kluster since the page showed it, so your change was not made. The page shows its current state now: check it and make your change again if it is still needed.";
 
 impl AppError {
     /// The message for one field (`Invalid` only).
@@ -67,6 +77,7 @@ impl AppError {
             AppError::NotSignedIn => "not_signed_in",
             AppError::SessionExpired => "session_expired",
             AppError::InvalidCredentials => "invalid_credentials",
+            AppError::InvalidAppCredential => "invalid_app_credential",
             AppError::RateLimited { .. } => "rate_limited",
             AppError::KeystoneUnavailable => "keystone_unavailable",
             AppError::ControllerUnavailable => "controller_unavailable",
@@ -75,6 +86,7 @@ impl AppError {
             AppError::BadInput(_) => "bad_input",
             AppError::Invalid(_) => "invalid",
             AppError::Internal => "internal",
+            AppError::Stale => "stale",
             AppError::Transport => "transport",
         }
     }
@@ -86,11 +98,13 @@ impl AppError {
             "not_signed_in" => "Please sign in.",
             "session_expired" => "Your session has ended (expired or revoked). Please sign in again.",
             "invalid_credentials" => "Invalid user name or password",
+            "invalid_app_credential" => "The application credential was not accepted: check its id and secret (it may have been deleted or have expired).",
             "rate_limited" => "Too many failed sign-in attempts. Wait a few minutes and try again.",
             "keystone_unavailable" => {
                 "The identity service (Keystone) cannot be reached right now. Please try again in a moment."
             }
             "bad_input" => "Please fill in every field.",
+            "stale" => STALE,
             "internal" => "Something went wrong on our side. Please try again.",
             "signed_out" => "You have signed out.",
             "invalid" => {
@@ -107,13 +121,17 @@ impl AppError {
     /// The HTTP status the server answers with for this error.
     pub fn status(&self) -> u16 {
         match self {
-            AppError::NotSignedIn | AppError::SessionExpired | AppError::InvalidCredentials => 401,
+            AppError::NotSignedIn
+            | AppError::SessionExpired
+            | AppError::InvalidCredentials
+            | AppError::InvalidAppCredential => 401,
             AppError::RateLimited { .. } => 429,
             AppError::KeystoneUnavailable | AppError::ControllerUnavailable => 503,
             AppError::Forbidden(_) => 403,
             AppError::NotFound(_) => 404,
             AppError::BadInput(_) => 400,
             AppError::Invalid(_) => 422,
+            AppError::Stale => 412,
             AppError::Internal | AppError::Transport => 500,
         }
     }
@@ -146,6 +164,8 @@ mod tests {
             AppError::KeystoneUnavailable,
             AppError::NotSignedIn,
             AppError::Internal,
+            AppError::Stale,
+            AppError::InvalidAppCredential,
         ] {
             assert_eq!(
                 AppError::message_for_code(e.code()),

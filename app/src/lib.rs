@@ -8,6 +8,7 @@ pub mod advice;
 pub mod app;
 pub mod components;
 pub mod error;
+pub mod list_model;
 pub mod model;
 pub mod pages;
 pub mod server_fns;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::list_model::*;
+
 /// Who is signed in and where: what the header shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionInfo {
@@ -231,6 +233,8 @@ pub struct KlusterDetail {
     pub events: Vec<kluster::Event>,
     /// The `kubernikusctl auth init` command (empty when unavailable).
     pub setup_command: String,
+    /// Where to download kubernikusctl (http(s) links only; empty when not offered).
+    pub binaries: Vec<kluster::Binaries>,
     /// `SHA256:…` fingerprint of the SSH public key (empty without one).
     pub ssh_fingerprint: String,
     /// Whether the user may change and delete it.
@@ -307,64 +311,5 @@ mod tests {
             },
         };
         assert_eq!(n.shortfalls(&q), ["Instances: needs 2, 1 of 10 left"]);
-    }
-}
-
-/// One pool in the kluster list.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PoolRow {
-    /// Pool name.
-    pub name: String,
-    /// Wanted size.
-    pub size: i64,
-    /// Running (and starting) nodes; `None` until the controller reports the pool.
-    pub running: Option<i64>,
-    /// Ready nodes.
-    pub healthy: i64,
-    /// Ready and not cordoned.
-    pub schedulable: i64,
-}
-
-/// One kluster in the list: only what the table shows (the page also carries it for
-/// hydration, so it stays small).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KlusterRow {
-    /// Name.
-    pub name: String,
-    /// Phase.
-    pub phase: kluster::KlusterPhase,
-    /// Running version, else the wanted one.
-    pub version: String,
-    /// Pools.
-    pub pools: Vec<PoolRow>,
-}
-
-impl From<kluster::Kluster> for KlusterRow {
-    fn from(k: kluster::Kluster) -> Self {
-        let pools = k
-            .spec
-            .node_pools
-            .iter()
-            .map(|p| {
-                let info = k.status.node_pools.iter().find(|i| i.name == p.name);
-                PoolRow {
-                    name: p.name.clone(),
-                    size: p.size,
-                    running: info.map(|i| i.running),
-                    healthy: info.map_or(0, |i| i.healthy),
-                    schedulable: info.map_or(0, |i| i.schedulable),
-                }
-            })
-            .collect();
-        KlusterRow {
-            version: if k.status.version.is_empty() {
-                k.spec.version
-            } else {
-                k.status.version
-            },
-            name: k.name,
-            phase: k.status.phase,
-            pools,
-        }
     }
 }

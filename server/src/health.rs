@@ -12,7 +12,8 @@ use axum::{http::StatusCode, response::IntoResponse};
 pub struct Readiness {
     /// Keystone answers `GET /v3`.
     pub keystone: AtomicBool,
-    /// The controller answers `GET /info`.
+    /// The controller's `GET /readyz` answers 200 (a Kubernikus without it, 404: its
+    /// `GET /info` answers).
     pub controller: AtomicBool,
     /// The session store is usable (PostgreSQL: reachable and migrated).
     pub store: AtomicBool,
@@ -41,19 +42,10 @@ pub fn watch_dependencies(
         .timeout(Duration::from_secs(3))
         .build()
         .map_err(|e| crate::StartError::Http(e.to_string()))?;
-    let info = format!("{controller_url}/info");
+    let base = controller_url.to_string();
     let probe = move || {
-        let (http, info) = (http.clone(), info.clone());
-        async move {
-            let r = http
-                .get(&info)
-                .send()
-                .await
-                .map_err(|e| e.without_url().to_string())?;
-            r.error_for_status()
-                .map(drop)
-                .map_err(|e| e.without_url().to_string())
-        }
+        let (http, base) = (http.clone(), base.clone());
+        async move { probe_controller(&http, &base).await }
     };
     tokio::spawn(watch(
         "the controller",
@@ -63,6 +55,37 @@ pub fn watch_dependencies(
         probe,
     ));
     Ok(())
+}
+
+/// The controller's readiness: its `/readyz` (store and Keystone); a real Kubernikus has
+/// none (404), so then its `/info`. `Err` says why it is not ready.
+pub async fn probe_controller(http: &reqwest::Client, base: &str) -> Result<(), String> {
+    let r = http
+        .get(format!("{base}/readyz"))
+        .send()
+        .await
+        .map_err(|e| e.without_url().to_string())?;
+    let status = r.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    if status == reqwest::StatusCode::NOT_FOUND {
+        let info = http
+            .get(format!("{base}/info"))
+            .send()
+            .await
+            .map_err(|e| e.without_url().to_string())?;
+        return info
+            .error_for_status()
+            .map(drop)
+            .map_err(|e| e.without_url().to_string());
+    }
+    let why = r.text().await.unwrap_or_default();
+    Err(format!(
+        "/readyz answered {}: {}",
+        status.as_u16(),
+        why.chars().take(200).collect::<String>()
+    ))
 }
 
 /// Probes a dependency until the process ends: with backoff (0.25 s doubling to 10 s)

@@ -1,17 +1,16 @@
-//! The `mission-control` binary: reads the configuration and serves until Ctrl-C or SIGTERM.
+//! The `mission-control` binary: reads the configuration, sets up logging (text or JSON)
+//! and span export, and serves until Ctrl-C or SIGTERM; `mission-control kubeconfig
+//! <kluster>` prints a kubeconfig for an application credential instead (see
+//! `server::kubeconfig_cli`).
 
 use std::process::ExitCode;
 
 use server::{start, Config};
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,tower_sessions=warn,sqlx=warn".into()),
-        )
-        .init();
+fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("kubeconfig") {
+        return runtime(kubeconfig());
+    }
     let config = match Config::load() {
         Ok(c) => c,
         Err(e) => {
@@ -19,7 +18,38 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let running = match start(config, shutdown_signal()).await {
+    // Before the runtime: the OTLP exporter's HTTP client runs on its own thread.
+    let _telemetry = match controller::telemetry::init(
+        "mission-control",
+        config.log_format,
+        "info,tower_sessions=warn,sqlx=warn",
+        config.otlp_endpoint.as_deref(),
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("mission-control: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime(serve(config))
+}
+
+/// Runs `work` on a multi-threaded runtime.
+fn runtime(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(work),
+        Err(e) => {
+            eprintln!("mission-control: no async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> ExitCode {
+    let running = match start(config, controller::shutdown::signal()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mission-control: cannot start: {e}");
@@ -39,21 +69,19 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// `mission-control kubeconfig …`: the kubeconfig on stdout, or a sentence on stderr and 1.
+async fn kubeconfig() -> ExitCode {
+    use clap::Parser;
+    let args = server::kubeconfig_cli::KubeconfigArgs::parse_from(std::env::args().skip(1));
+    let secret = std::env::var("OS_APPLICATION_CREDENTIAL_SECRET").unwrap_or_default();
+    match server::kubeconfig_cli::kubeconfig(&args, &secret).await {
+        Ok(k) => {
+            print!("{k}");
+            ExitCode::SUCCESS
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-    tracing::info!("shutting down");
+        Err(e) => {
+            eprintln!("mission-control kubeconfig: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -25,12 +25,43 @@ pub enum Sessions {
     Postgres(SealedStore<PostgresStore>),
 }
 
+/// Counts the sessions in a database store (for the metrics).
+#[derive(Clone, Debug)]
+pub enum SessionCount {
+    /// The memory store cannot be counted.
+    Unknown,
+    /// `data_dir/sessions.db`.
+    Sqlite(sqlx::SqlitePool),
+    /// The shared PostgreSQL database.
+    Postgres(sqlx::PgPool),
+}
+
+impl SessionCount {
+    /// The number of stored sessions; `None` when unknown or the database did not answer.
+    pub async fn count(&self) -> Option<i64> {
+        let r = match self {
+            SessionCount::Unknown => return None,
+            SessionCount::Sqlite(p) => {
+                sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM tower_sessions")
+                    .fetch_one(p)
+                    .await
+            }
+            SessionCount::Postgres(p) => {
+                sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM tower_sessions.session")
+                    .fetch_one(p)
+                    .await
+            }
+        };
+        r.ok()
+    }
+}
+
 /// Opens the configured store and the sign-in limiter that goes with it; marks the store
 /// ready in `ready` (at once, or once PostgreSQL answers and is migrated).
 pub async fn open(
     config: &Config,
     ready: &Arc<Readiness>,
-) -> Result<(Sessions, LoginLimiter), StartError> {
+) -> Result<(Sessions, LoginLimiter, SessionCount), StartError> {
     let sealer = Arc::new(Sealer::new(
         &controller::run::load_or_create_key(&config.session_key_file)
             .map_err(|e| StartError::SessionKey(e.to_string()))?
@@ -51,19 +82,29 @@ pub async fn open(
         SessionStoreKind::Memory => {
             ready.store.store(true, Ordering::Relaxed);
             let store = SealedStore::new(tower_sessions::MemoryStore::default(), sealer);
-            Ok((Sessions::Memory(store), in_memory()))
+            Ok((Sessions::Memory(store), in_memory(), SessionCount::Unknown))
         }
         SessionStoreKind::Sqlite => {
-            let store = SealedStore::new(sqlite(config).await?, sealer);
+            let (store, pool) = sqlite(config).await?;
+            let store = SealedStore::new(store, sealer);
             ready.store.store(true, Ordering::Relaxed);
-            Ok((Sessions::Sqlite(store), in_memory()))
+            Ok((
+                Sessions::Sqlite(store),
+                in_memory(),
+                SessionCount::Sqlite(pool),
+            ))
         }
         SessionStoreKind::Postgres(url) => {
             let pool = crate::postgres::pool("session_store", url).await?;
             let store = PostgresStore::new(pool.clone());
             tokio::spawn(watch_postgres(store.clone(), pool.clone(), ready.clone()));
-            let limiter = LoginLimiter::new(limits, crate::postgres::PgAttemptLog::new(pool));
-            Ok((Sessions::Postgres(SealedStore::new(store, sealer)), limiter))
+            let limiter =
+                LoginLimiter::new(limits, crate::postgres::PgAttemptLog::new(pool.clone()));
+            Ok((
+                Sessions::Postgres(SealedStore::new(store, sealer)),
+                limiter,
+                SessionCount::Postgres(pool),
+            ))
         }
     }
 }
@@ -118,7 +159,7 @@ async fn probe_postgres(
         .map_err(|e| e.to_string())
 }
 
-async fn sqlite(config: &Config) -> Result<SqliteStore, StartError> {
+async fn sqlite(config: &Config) -> Result<(SqliteStore, sqlx::SqlitePool), StartError> {
     use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
     let err = |e: &dyn std::fmt::Display| StartError::Store(e.to_string());
     let path = config.data_dir.join("sessions.db");
@@ -132,11 +173,11 @@ async fn sqlite(config: &Config) -> Result<SqliteStore, StartError> {
         .connect_with(opts)
         .await
         .map_err(|e| err(&e))?;
-    let store = SqliteStore::new(pool);
+    let store = SqliteStore::new(pool.clone());
     store.migrate().await.map_err(|e| err(&e))?;
     tokio::spawn(ExpiredDeletion::continuously_delete_expired(
         store.clone(),
         tokio::time::Duration::from_secs(60),
     ));
-    Ok(store)
+    Ok((store, pool))
 }

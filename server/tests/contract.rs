@@ -91,7 +91,7 @@ async fn clashes_come_back_on_their_fields_and_protection_in_words() {
     let v: Value = r.json().await.unwrap();
     let m = v["Forbidden"].as_str().unwrap_or_default();
     assert!(
-        m.contains("termination protection: a cloud admin must lift it"),
+        m.contains("termination protection: turn it off (under Delete)"),
         "{v}"
     );
 }

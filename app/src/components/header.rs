@@ -13,6 +13,8 @@ pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl In
     let logout = ServerAction::<Logout>::new();
     let projects = Resource::new(|| (), |_| list_projects());
     let current = info.project_id.clone();
+    let cloud = crate::components::signed_in::is_cloud_admin(&info);
+    let auditor = cloud || crate::components::signed_in::is_admin(&info);
     let roles = if info.roles.is_empty() {
         "no roles".to_string()
     } else {
@@ -46,6 +48,10 @@ pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl In
                     {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
                 </p>
                 <a href="/timeline" class=LINK_SMALL>"Timeline"</a>
+                {auditor.then(|| view! {
+                    <a href="/audit" class=LINK_SMALL>"Audit"</a>
+                })}
+                {cloud.then(|| view! { <a href="/ops" class=LINK_SMALL>"Operations"</a> })}
                 <crate::components::live::LiveBadge/>
                 <div class="ml-auto flex items-center gap-4 text-sm">
                     <span>

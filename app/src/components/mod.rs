@@ -1,4 +1,5 @@
-//! Reusable pieces of the UI: the signed-in frame and header, the kluster list, the live
+//! Reusable pieces of the UI: the signed-in frame and header, the kluster list (`kluster_list`, its rows and
+//! controls), the live
 //! feed, the create form (`create_form/`), the parts of a kluster's page
 //! (`kluster_detail/`), the one error alert and form-failure path, and the style constants.
 
@@ -8,6 +9,8 @@ pub mod form_failure;
 pub mod header;
 pub mod kluster_detail;
 pub mod kluster_list;
+pub mod kluster_rows;
+pub mod list_controls;
 pub mod live;
 pub mod signed_in;
 pub mod style;

@@ -12,12 +12,14 @@ use crate::components::form_failure::ReturnedError;
 use crate::components::kluster_detail::{
     delete::DeleteSection, events::RecentEvents, heading::KlusterHeading, pools::pool_states,
     pools::PoolsSection, setup::SetupCommand, spec::facts, spec::Specification,
-    upgrade::UpgradeSection,
+    upgrade::UpgradeSection, ShownVersion,
 };
 use crate::components::signed_in::SignedIn;
 use crate::components::style::LINK;
 use crate::model::KlusterDetail;
-use crate::server_fns::{get_kluster_detail, DeleteKluster, EditKluster, ScalePool};
+use crate::server_fns::{
+    get_kluster_detail, DeleteKluster, EditKluster, ScalePool, SetTerminationProtection,
+};
 
 /// `/klusters/:name` (requires a session).
 #[component]
@@ -36,6 +38,7 @@ struct Actions {
     scale: ServerAction<ScalePool>,
     delete: ServerAction<DeleteKluster>,
     edit: ServerAction<EditKluster>,
+    protect: ServerAction<SetTerminationProtection>,
 }
 
 #[component]
@@ -44,6 +47,7 @@ fn Detail(name: String) -> impl IntoView {
         scale: ServerAction::new(),
         delete: ServerAction::new(),
         edit: ServerAction::new(),
+        protect: ServerAction::new(),
     };
     // Live: refetch (debounced) when the kluster has news on the page's event stream.
     let live = crate::components::live::use_live();
@@ -58,6 +62,7 @@ fn Detail(name: String) -> impl IntoView {
             (
                 actions.scale.version().get(),
                 actions.edit.version().get(),
+                actions.protect.version().get(),
                 changes.map(|c| c.get()),
             )
         },
@@ -81,6 +86,12 @@ fn Detail(name: String) -> impl IntoView {
 fn Body(d: KlusterDetail, actions: Actions) -> impl IntoView {
     let k = d.kluster;
     let name = k.name.clone();
+    let version = k.metadata.as_ref().map(|m| m.resource_version.clone());
+    let protected = k
+        .metadata
+        .as_ref()
+        .is_some_and(|m| m.termination_protection);
+    provide_context(ShownVersion(version.unwrap_or_default()));
     let admin = d.is_admin;
     let facts = facts(&k, &d.ssh_fingerprint);
     let pools = pool_states(&k);
@@ -90,8 +101,8 @@ fn Body(d: KlusterDetail, actions: Actions) -> impl IntoView {
         <PoolsSection kluster=name.clone() pools admin scale=actions.scale edit=actions.edit
             flavors=d.flavors zones=d.zones/>
         {admin.then(|| view! { <UpgradeSection action=actions.edit kluster=name.clone() upgrades=d.upgrades/> })}
-        <SetupCommand command=d.setup_command/>
+        <SetupCommand command=d.setup_command binaries=d.binaries/>
         <RecentEvents events=d.events/>
-        {admin.then(|| view! { <DeleteSection action=actions.delete kluster=name/> })}
+        {admin.then(|| view! { <DeleteSection action=actions.delete kluster=name protect=actions.protect protected/> })}
     }
 }

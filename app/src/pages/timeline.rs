@@ -40,8 +40,23 @@ fn ago(ts: &str, now_ms: f64) -> String {
     }
 }
 
+/// "12 s", "3 min", "2 h", "4 d" between an RFC 3339 UTC time and `now_ms` (milliseconds
+/// since the epoch); empty when the time does not parse.
+pub fn age(ts: &str, now_ms: f64) -> String {
+    let Some(then) = parse_ms(ts) else {
+        return String::new();
+    };
+    let s = ((now_ms - then) / 1000.0).max(0.0) as i64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min", s / 60),
+        3600..=86399 => format!("{} h", s / 3600),
+        _ => format!("{} d", s / 86400),
+    }
+}
+
 /// Milliseconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ`.
-fn parse_ms(ts: &str) -> Option<f64> {
+pub(crate) fn parse_ms(ts: &str) -> Option<f64> {
     let b = ts.as_bytes();
     if b.len() < 19 {
         return None;

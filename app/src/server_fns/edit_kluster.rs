@@ -31,10 +31,15 @@ pub enum Edit {
     },
 }
 
-/// Applies `edit` to kluster `name` (`GET`, change, `PUT`); the controller's rule violations
-/// come back per field. Goes back to the kluster's page.
+/// Applies `edit` to kluster `name` (`GET`, change, `PUT`) while it is at the resource
+/// `version` the page showed ([`AppError::Stale`] otherwise; none: last write wins); the
+/// controller's rule violations come back per field. Goes back to the kluster's page.
 #[server(endpoint = "edit_kluster")]
-pub async fn edit_kluster(name: String, edit: Edit) -> Result<(), AppError> {
+pub async fn edit_kluster(
+    name: String,
+    edit: Edit,
+    version: Option<String>,
+) -> Result<(), AppError> {
     use crate::ssr::auth::{require, session};
     use crate::ssr::state;
     let st = state();
@@ -44,44 +49,50 @@ pub async fn edit_kluster(name: String, edit: Edit) -> Result<(), AppError> {
         .map_err(fail.clone())?;
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let what = format!("{edit:?}");
-    crate::ssr::controller::update_spec(&st.controller, &rec.token, &name, |spec| {
-        match edit {
-            Edit::Upgrade { version } => spec.version = version,
-            Edit::AddPool {
-                pool,
-                flavor,
-                zone,
-                size,
-            } => {
-                let size = size.trim().parse::<i64>().map_err(|_| {
-                    AppError::Invalid(vec![kluster::FieldError {
-                        field: format!("spec.nodePools[{}].size", spec.node_pools.len()),
-                        message: "The size is a whole number of nodes (0 to 127).".into(),
-                    }])
-                })?;
-                if spec.node_pools.iter().any(|p| p.name == pool.trim()) {
-                    return Err(AppError::Invalid(vec![kluster::FieldError {
-                        field: format!("spec.nodePools[{}].name", spec.node_pools.len()),
-                        message: format!("There is already a pool named {:?}.", pool.trim()),
-                    }]));
-                }
-                spec.node_pools.push(kluster::NodePool {
-                    name: pool.trim().into(),
-                    size,
+    crate::ssr::controller::update_spec(
+        &st.controller,
+        &rec.token,
+        &name,
+        version.as_deref(),
+        |spec| {
+            match edit {
+                Edit::Upgrade { version } => spec.version = version,
+                Edit::AddPool {
+                    pool,
                     flavor,
-                    availability_zone: zone,
-                    image: kluster::defaults::IMAGE.into(),
-                    config: Some(kluster::NodePoolConfig {
-                        allow_reboot: Some(true),
-                        allow_replace: Some(true),
-                    }),
-                    ..Default::default()
-                });
+                    zone,
+                    size,
+                } => {
+                    let size = size.trim().parse::<i64>().map_err(|_| {
+                        AppError::Invalid(vec![kluster::FieldError {
+                            field: format!("spec.nodePools[{}].size", spec.node_pools.len()),
+                            message: "The size is a whole number of nodes (0 to 127).".into(),
+                        }])
+                    })?;
+                    if spec.node_pools.iter().any(|p| p.name == pool.trim()) {
+                        return Err(AppError::Invalid(vec![kluster::FieldError {
+                            field: format!("spec.nodePools[{}].name", spec.node_pools.len()),
+                            message: format!("There is already a pool named {:?}.", pool.trim()),
+                        }]));
+                    }
+                    spec.node_pools.push(kluster::NodePool {
+                        name: pool.trim().into(),
+                        size,
+                        flavor,
+                        availability_zone: zone,
+                        image: kluster::defaults::IMAGE.into(),
+                        config: Some(kluster::NodePoolConfig {
+                            allow_reboot: Some(true),
+                            allow_replace: Some(true),
+                        }),
+                        ..Default::default()
+                    });
+                }
+                Edit::RemovePool { pool } => spec.node_pools.retain(|p| p.name != pool),
             }
-            Edit::RemovePool { pool } => spec.node_pools.retain(|p| p.name != pool),
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
     .await
     .map_err(fail.clone())?;
     tracing::info!(

@@ -48,10 +48,33 @@ pub async fn get_kluster_detail(name: String) -> Result<KlusterDetail, AppError>
         ssh_fingerprint: crate::ssr::ssh_fingerprint(&kluster.spec.ssh_public_key),
         kluster,
         events,
+        binaries: info
+            .as_ref()
+            .map(|i| web_links(&i.binaries))
+            .unwrap_or_default(),
         setup_command: info.map(|i| i.setup_command).unwrap_or_default(),
         is_admin,
         upgrades,
         flavors,
         zones,
     })
+}
+
+/// The binaries' links that are absolute http(s) URLs (a controller's answer never puts a
+/// `javascript:` link on the page); binaries left without links are dropped.
+#[cfg(feature = "ssr")]
+fn web_links(binaries: &[kluster::Binaries]) -> Vec<kluster::Binaries> {
+    binaries
+        .iter()
+        .map(|b| kluster::Binaries {
+            name: b.name.clone(),
+            links: b
+                .links
+                .iter()
+                .filter(|l| l.link.starts_with("https://") || l.link.starts_with("http://"))
+                .cloned()
+                .collect(),
+        })
+        .filter(|b| !b.links.is_empty())
+        .collect()
 }

@@ -1,21 +1,43 @@
-//! The klusters of the session's project.
+//! A page of the session's project's klusters: searched, filtered and sorted.
 
 use leptos::prelude::*;
 
 use crate::error::AppError;
+use crate::model::{KlusterPage, ListParams};
 
-/// Lists the project's klusters (`GET /api/v1/clusters` on the controller, with the
-/// session's token).
+/// One page of the project's klusters (`GET /api/v1/clusters` on the controller, with the
+/// session's token and the list query extension `?q=&phase=&sort=&limit=&offset=`). When
+/// the controller answers every kluster (a real Kubernikus ignores the extension), the
+/// dashboard searches, sorts and pages them itself, alike. A page past the last is the last.
 #[server(endpoint = "list_klusters")]
-pub async fn list_klusters() -> Result<Vec<crate::model::KlusterRow>, AppError> {
+pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<KlusterPage, AppError> {
+    use crate::model::{page_from, page_of_all, PER_PAGE};
     use crate::ssr::auth::{require, session};
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    let list = st
-        .controller
-        .list(&rec.token)
-        .await
-        .map_err(|e| fail(e.into()))?;
-    Ok(list.into_iter().map(Into::into).collect())
+    let mut query = params.query().map_err(|m| fail(AppError::BadInput(m)))?;
+    let page = params.page.max(1);
+    query.limit = Some(PER_PAGE);
+    query.offset = (page - 1) * PER_PAGE;
+    let c = &st.controller;
+    let listed = c.list_page(&rec.token, &query).await;
+    let kubernikus_client::Page { items, total } = listed.map_err(|e| fail(e.into()))?;
+    let Some(total) = total else {
+        return Ok(page_of_all(&query, items, page));
+    };
+    let pages = total.div_ceil(PER_PAGE).max(1);
+    if page <= pages {
+        let listed = kluster::listing::Listed { total, items };
+        return Ok(page_from(listed, page));
+    }
+    // Past the last page (the list shrank, or a typed URL): the last one.
+    query.offset = (pages - 1) * PER_PAGE;
+    let listed = c.list_page(&rec.token, &query).await;
+    let kubernikus_client::Page { items, total } = listed.map_err(|e| fail(e.into()))?;
+    let listed = kluster::listing::Listed {
+        total: total.unwrap_or(0),
+        items,
+    };
+    Ok(page_from(listed, pages))
 }

@@ -37,7 +37,7 @@ pub async fn login(
 }
 
 #[cfg(feature = "ssr")]
-mod ssr {
+pub(crate) mod ssr {
     use crate::error::AppError;
     use crate::ssr::auth::{end, session, store_error, AuthRecord, AUTH_KEY};
     use crate::ssr::{client_addr, client_ip, client_key, state, Refused};
@@ -61,12 +61,34 @@ mod ssr {
                 "Please fill in user name, password and project.".into(),
             ));
         }
+        let auth = keystone::PasswordAuth {
+            user_name,
+            password,
+            user_domain,
+            project: keystone::ProjectRef::Name {
+                name: project,
+                domain: user_domain,
+            },
+        };
+        let ks = &state().keystone;
+        start_session(
+            &format!("{user_domain}/{user_name}"),
+            ks.password_auth(&auth),
+        )
+        .await
+    }
+
+    /// Reserves an attempt for `user_key` with the limiter, then (only then) awaits `ask`,
+    /// Keystone's answer to the sign-in, and writes the session.
+    pub async fn start_session(
+        user_key: &str,
+        ask: impl std::future::Future<Output = Result<keystone::Token, keystone::Error>>,
+    ) -> Result<(), AppError> {
         let st = state();
         let client = client_addr();
         let client_key = client_ip().map_or_else(|| "unknown".into(), |ip| client_key(&ip));
-        let user_key = format!("{user_domain}/{user_name}");
         // Reserved before Keystone is asked, so parallel guesses count at once.
-        let attempt = match st.limiter.begin(&client_key, &user_key).await {
+        let attempt = match st.limiter.begin(&client_key, user_key).await {
             Ok(a) => a,
             Err(Refused::Wait(secs)) => {
                 tracing::warn!(client, user = user_key, "sign-in rate limited");
@@ -79,16 +101,7 @@ mod ssr {
                 return Err(AppError::Internal);
             }
         };
-        let auth = keystone::PasswordAuth {
-            user_name,
-            password,
-            user_domain,
-            project: keystone::ProjectRef::Name {
-                name: project,
-                domain: user_domain,
-            },
-        };
-        let token = match st.keystone.password_auth(&auth).await {
+        let token = match ask.await {
             Ok(t) => {
                 attempt.succeeded().await;
                 t

@@ -5,9 +5,16 @@ use leptos::prelude::*;
 use crate::error::AppError;
 
 /// Sets pool `pool` of kluster `name` to `size` nodes (`PUT /api/v1/clusters/{name}` with
-/// the kluster as it is, but that size). Goes back to the kluster's page.
+/// the kluster as it is, but that size), only while the kluster is at the resource
+/// `version` the page showed (someone else's change in between: [`AppError::Stale`]; no
+/// version: as Kubernikus clients, last write wins). Goes back to the kluster's page.
 #[server(endpoint = "scale_pool")]
-pub async fn scale_pool(name: String, pool: String, size: String) -> Result<(), AppError> {
+pub async fn scale_pool(
+    name: String,
+    pool: String,
+    size: String,
+    version: Option<String>,
+) -> Result<(), AppError> {
     use crate::ssr::auth::{require, session};
     use crate::ssr::state;
     let st = state();
@@ -29,22 +36,18 @@ pub async fn scale_pool(name: String, pool: String, size: String) -> Result<(), 
         }])));
     }
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
-    let mut k = st
-        .controller
-        .get(&rec.token, &name)
-        .await
-        .map_err(|e| fail.clone()(e.into()))?;
-    let Some(p) = k.spec.node_pools.iter_mut().find(|p| p.name == pool) else {
-        return Err(fail.clone()(AppError::NotFound(format!(
-            "Kluster {name} has no node pool {pool}."
-        ))));
-    };
-    p.size = size;
-    k.status = Default::default();
-    st.controller
-        .update(&rec.token, &k)
-        .await
-        .map_err(|e| fail.clone()(e.into()))?;
+    let shown = version.as_deref();
+    crate::ssr::controller::update_spec(&st.controller, &rec.token, &name, shown, |spec| {
+        let Some(p) = spec.node_pools.iter_mut().find(|p| p.name == pool) else {
+            return Err(AppError::NotFound(format!(
+                "Kluster {name} has no node pool {pool}."
+            )));
+        };
+        p.size = size;
+        Ok(())
+    })
+    .await
+    .map_err(fail.clone())?;
     tracing::info!(
         kluster = name,
         pool,

@@ -105,6 +105,7 @@ pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthReco
     else {
         return Ok(None);
     };
+    st.record_caller(&rec);
     let now = st.clock.now_utc();
     if now >= rec.expires_at {
         end(session).await;

@@ -1,24 +1,37 @@
 //! The dashboard's side of the Kubernikus API: the typed client
 //! ([`kubernikus_client::Client`], against the embedded controller or a real Kubernikus,
-//! always with the session's Keystone token) and what its errors mean to a person.
+//! always with the session's Keystone token, the request's `X-Request-Id` and the browser's
+//! address, every call observed for the metrics) and what its errors mean to a person.
 
 use crate::error::AppError;
 
 /// The dashboard's client of the Kubernikus API.
 pub type ControllerClient = kubernikus_client::Client;
 
+/// Told about every controller call: method, route template (kluster names replaced by
+/// `:name`), duration, and the kind of failure (`unreachable`, `client_error`,
+/// `server_error`) if it failed (for metrics).
+pub type ControllerObserver = kubernikus_client::Observer;
+
+pub use kubernikus_client::route_template;
+
 impl From<kubernikus_client::Error> for AppError {
     fn from(e: kubernikus_client::Error) -> Self {
+        use kubernikus_client::Error;
         match e {
-            kubernikus_client::Error::Unreachable(why) => {
+            Error::Unreachable(why) => {
                 tracing::warn!(error = why, "controller unreachable");
                 AppError::ControllerUnavailable
             }
-            kubernikus_client::Error::Decode(why) => {
+            Error::Decode(why) => {
                 tracing::error!(error = why, "controller answer not understood");
                 AppError::Internal
             }
-            kubernikus_client::Error::Api(body) => {
+            Error::NotOffered(what) => {
+                AppError::BadInput(format!("This Kubernikus does not offer {what}."))
+            }
+            Error::Stale(_) => AppError::Stale,
+            Error::Api(body) => {
                 let status = u16::try_from(body.code).unwrap_or(0);
                 let e = answer_error(status, Some(body));
                 if e == AppError::Internal {
@@ -45,30 +58,52 @@ pub fn answer_error(status: u16, body: Option<kluster::ApiError>) -> AppError {
     match status {
         401 => AppError::SessionExpired,
         403 if body.is(&kluster::ErrorReason::TerminationProtected) => AppError::Forbidden(
-            "This kluster has termination protection: a cloud admin must lift it before it can be deleted.".into(),
+            "This kluster has termination protection: turn it off (under Delete) before deleting it.".into(),
         ),
         403 => AppError::Forbidden(body.message),
         404 => AppError::NotFound(body.message),
-        400 | 409 | 412 | 422 if !body.fields.is_empty() => AppError::Invalid(fields()),
-        400 | 409 | 412 | 422 => AppError::BadInput(body.message),
+        412 => AppError::Stale,
+        400 | 409 | 422 if !body.fields.is_empty() => AppError::Invalid(fields()),
+        400 | 409 | 422 => AppError::BadInput(body.message),
         s if s >= 500 => AppError::ControllerUnavailable,
         _ => AppError::Internal,
     }
 }
 
 /// Reads kluster `name` as the user, lets `change` edit its spec, and writes it back with
-/// `PUT` (the controller applies its update rules and answers violations per field).
+/// `PUT` (the controller applies its update rules and answers violations per field). With
+/// `shown`, the resource version the user's page showed, the write goes through only while
+/// the kluster is still at it ([`AppError::Stale`] otherwise); without, the version just
+/// read guards the read-change-write against a change in between.
 pub async fn update_spec(
     c: &ControllerClient,
     token: &keystone::TokenSecret,
     name: &str,
+    shown: Option<&str>,
     change: impl FnOnce(&mut kluster::KlusterSpec) -> Result<(), AppError>,
 ) -> Result<(), AppError> {
     let mut k = c.get(token, name).await?;
+    let read = k.metadata.as_ref().map(|m| m.resource_version.clone());
+    let version = shown.filter(|v| !v.is_empty()).map(str::to_string).or(read);
     change(&mut k.spec)?;
     k.status = Default::default();
-    c.update(token, &k).await?;
+    // An empty version: a Kubernikus that keeps none; the write is unconditional.
+    let version = match version.as_deref().filter(|v| !v.is_empty()) {
+        Some(v) => Some(if_match(v)?),
+        None => None,
+    };
+    c.update_if(token, &k, version.as_ref()).await?;
     Ok(())
+}
+
+/// The resource version `v` for `If-Match` (digits only: what the controller hands out;
+/// anything else came from a tampered form).
+fn if_match(v: &str) -> Result<kubernikus_client::Version, AppError> {
+    kubernikus_client::Version::parse(v).ok_or_else(|| {
+        AppError::BadInput(
+            "The form's kluster version is not valid; reload the page and try again.".into(),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -39,6 +39,44 @@ pub struct AppState {
     pub token_checks: Arc<TokenChecks>,
     /// The time source (manual in tests).
     pub clock: Clock,
+    /// The request being served, when there is one (see [`state`]).
+    pub request: Option<RequestMeta>,
+}
+
+/// What the server knows about the request being served: its id, the browser's address
+/// and its tracing span (user, project and kluster are recorded into it once known).
+/// Inserted into the request's extensions by the server.
+#[derive(Clone, Debug)]
+pub struct RequestMeta {
+    /// `X-Request-Id` (the browser's when valid, else a new one).
+    pub id: String,
+    /// The browser's address, as the server resolved it.
+    pub client: Option<std::net::IpAddr>,
+    /// The request's span.
+    pub span: tracing::Span,
+}
+
+impl AppState {
+    /// This state acting for request `m`: controller calls carry its id and client.
+    pub fn for_request(mut self, m: RequestMeta) -> Self {
+        self.controller = self.controller.for_request(&m.id, m.client);
+        self.request = Some(m);
+        self
+    }
+
+    /// Records the signed-in user and project into the request's span.
+    pub fn record_caller(&self, rec: &AuthRecord) {
+        if let Some(m) = &self.request {
+            m.span
+                .record("user", format!("{}@{}", rec.user_name, rec.user_domain));
+            m.span.record("project", rec.project_id.as_str());
+        }
+    }
+}
+
+/// The request being served (from the Leptos context), if any.
+pub fn request_meta() -> Option<RequestMeta> {
+    use_context::<http::request::Parts>().and_then(|p| p.extensions.get::<RequestMeta>().cloned())
 }
 
 /// Keystone's recent verdicts on tokens (keyed by a hash, never the token), so that the
@@ -100,9 +138,14 @@ impl TokenChecks {
     }
 }
 
-/// The [`AppState`] of the running server.
+/// The [`AppState`] of the running server, acting for the request being served (call it
+/// before the first `.await`: Leptos context is not reachable after one during SSR).
 pub fn state() -> AppState {
-    expect_context::<AppState>()
+    let st = expect_context::<AppState>();
+    match request_meta() {
+        Some(m) => st.for_request(m),
+        None => st,
+    }
 }
 
 /// Records `err`'s HTTP status (and `Retry-After`) on the response and returns it, so a
@@ -212,9 +255,12 @@ pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone
     }
 }
 
-/// `Ok` for a kluster name that keeps the naming rules; a name that breaks them is not
-/// found (without asking the controller).
+/// `Ok` for a kluster name that keeps the naming rules (recorded into the request's span);
+/// a name that breaks them is not found (without asking the controller).
 pub fn kluster_name(name: &str) -> Result<(), AppError> {
+    if let Some(m) = request_meta() {
+        m.span.record("kluster", name);
+    }
     kluster::validate::kluster_name(name)
         .map_err(|_| AppError::NotFound(format!("There is no kluster named {name:?}.")))
 }
@@ -236,17 +282,8 @@ pub fn ssh_fingerprint(key: &str) -> String {
     }
 }
 
-/// `s` percent-encoded for a URL query value or path segment (unreserved characters kept).
-pub fn percent_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
+/// `s` percent-encoded for a URL query value or path segment (the client crate's).
+pub use kubernikus_client::percent_encode;
 
 #[cfg(test)]
 mod tests {

@@ -5,8 +5,11 @@
 pub mod api;
 pub mod auth;
 pub mod cloud;
+pub mod metrics;
+pub mod net;
 pub mod pki;
 pub mod reconcile;
 pub mod run;
 pub mod shutdown;
 pub mod store;
+pub mod telemetry;

@@ -70,6 +70,10 @@ struct Args {
     /// URL of this API as users reach it (default: the listen address).
     #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
     public_url: Option<String>,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`), listed
+    /// in each kluster's info (default: none).
+    #[arg(long, env = "MC_CONTROLLER_BINARIES_URL")]
+    binaries_url: Option<String>,
     /// Seconds a simulated control plane takes to come up or upgrade.
     #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS", default_value_t = 20.0)]
     phase_seconds: f64,
@@ -100,20 +104,63 @@ struct Args {
     /// cloud call timeout).
     #[arg(long, env = "MC_CONTROLLER_PROJECT_BUDGET_SECONDS")]
     project_budget_seconds: Option<f64>,
+    /// Days events are kept after their last occurrence (then pruned).
+    #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS", default_value_t = 7)]
+    event_retention_days: u64,
     /// Browser origins allowed by CORS (comma-separated).
     #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
     cors_origins: Vec<String>,
+    /// Peers (the dashboards; addresses or CIDR ranges, comma-separated) whose
+    /// X-Forwarded-For names the client in audit records. Empty: the peer is the client.
+    #[arg(long, env = "MC_CONTROLLER_TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<String>,
+    /// Log lines as "text" or "json".
+    #[arg(long, env = "MC_LOG_FORMAT", default_value = "text")]
+    log_format: controller::telemetry::LogFormat,
+    /// OpenTelemetry collector (OTLP/HTTP base URL, e.g. http://127.0.0.1:4318); spans are
+    /// exported only when set.
+    #[arg(long, env = "MC_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
-        )
-        .init();
+fn main() -> ExitCode {
     let a = Args::parse();
+    // Before the runtime: the OTLP exporter's HTTP client runs on its own thread.
+    let _telemetry = match controller::telemetry::init(
+        "kubernikus-controller",
+        a.log_format,
+        "info,sqlx=warn",
+        a.otlp_endpoint.as_deref(),
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("kubernikus-controller: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(serve(a)),
+        Err(e) => {
+            eprintln!("kubernikus-controller: no async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(a: Args) -> ExitCode {
+    let mut proxies = Vec::new();
+    for p in a.trusted_proxies.iter().filter(|p| !p.trim().is_empty()) {
+        match controller::net::IpNet::parse(p) {
+            Ok(n) => proxies.push(n),
+            Err(e) => {
+                eprintln!("kubernikus-controller: --trusted-proxies: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let ca_key = match controller::run::load_or_create_key(&a.ca_key_file) {
         Ok(k) => k,
         Err(e) => {
@@ -137,6 +184,12 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if a.event_retention_days == 0 {
+        eprintln!("kubernikus-controller: --event-retention-days must be at least 1");
+        return ExitCode::from(2);
+    }
+    pace.event_retention = Duration::from_secs(24 * 3600)
+        .saturating_mul(u32::try_from(a.event_retention_days).unwrap_or(u32::MAX));
     if let Some(budget) = a
         .project_budget_seconds
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
@@ -162,11 +215,13 @@ async fn main() -> ExitCode {
             cors_origins: a.cors_origins,
             auth_url: a.keystone_url,
             public_url: a.public_url.unwrap_or_default(),
+            binaries_url: a.binaries_url.unwrap_or_default(),
             simulator_api: a.simulator_api,
+            trusted_proxies: controller::net::TrustedProxies(proxies.into()),
             ..Default::default()
         },
     };
-    let running = match start(config, shutdown_signal()).await {
+    let running = match start(config, controller::shutdown::signal()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("kubernikus-controller: cannot start: {e}");
@@ -180,24 +235,4 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Completes on Ctrl-C (SIGINT) or SIGTERM (what container runtimes send).
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-    tracing::info!("shutting down");
 }

@@ -56,7 +56,12 @@ pub struct Pace {
     /// Time to live of the reconcile lease: when the reconciling replica dies, another
     /// takes over within about this long.
     pub lease_ttl: Duration,
+    /// Events whose last occurrence is older than this are deleted (default 7 days).
+    pub event_retention: Duration,
 }
+
+/// How long events are kept unless configured otherwise.
+pub const DEFAULT_EVENT_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
 impl Pace {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run
@@ -73,6 +78,29 @@ impl Pace {
             reconcile_concurrency: crate::reconcile::DEFAULT_CONCURRENCY,
             project_budget: crate::reconcile::default_budget(call_timeout),
             lease_ttl: crate::reconcile::DEFAULT_LEASE_TTL,
+            event_retention: DEFAULT_EVENT_RETENTION,
+        }
+    }
+}
+
+/// Deletes events older than `retention` now and then (every 1/24 of it, between 1 s and
+/// 1 h) until `shutdown` completes. Every replica may do it: it is one idempotent delete.
+async fn prune_events(
+    store: Store,
+    retention: Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    let every = (retention / 24).clamp(Duration::from_secs(1), Duration::from_secs(3600));
+    loop {
+        match store.prune_events(retention).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(events = n, "pruned events past their retention"),
+            Err(e) => tracing::warn!(error = %e, "pruning old events failed; retrying later"),
+        }
+        tokio::select! {
+            _ = &mut shutdown => return,
+            _ = tokio::time::sleep(every) => {}
         }
     }
 }
@@ -223,6 +251,7 @@ pub async fn start(
         source,
     })?;
     let mut settings = config.settings.clone();
+    settings.stuck_after = config.pace.timing.creation_timeout;
     if settings.public_url.is_empty() {
         settings.public_url = format!("http://{addr}");
     }
@@ -240,6 +269,11 @@ pub async fn start(
             .await
             .map_err(|message| StartError::Cloud { message })?;
     }
+    let metrics = Arc::new(crate::metrics::Metrics::new());
+    let cloud: Arc<dyn crate::cloud::Cloud> = Arc::new(crate::cloud::metered::MeteredCloud::new(
+        Arc::new(simulator.clone()),
+        metrics.clone(),
+    ));
     let state = ApiState {
         store,
         validator: Arc::new(TokenValidator::new(
@@ -250,9 +284,10 @@ pub async fn start(
         policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
-        cloud: Arc::new(simulator.clone()),
+        cloud,
         simulator: Some(simulator.clone()),
         stop: shutdown.clone(),
+        metrics: metrics.clone(),
     };
     tracing::info!(%addr, db = %config.database, "controller listening");
     let reconciler = crate::reconcile::Reconciler {
@@ -264,14 +299,27 @@ pub async fn start(
         project_budget: config.pace.project_budget,
         lease_ttl: config.pace.lease_ttl,
         lease: Arc::default(),
+        metrics,
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
+    tokio::spawn(prune_events(
+        state.store.clone(),
+        config.pace.event_retention,
+        shutdown.signal(),
+    ));
     let (store, cloud) = (state.store.clone(), state.cloud.clone());
     let app = router(state);
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown.signal())
-            .await;
+        // TCP_NODELAY: no answer waits for the client's delayed ACK (about 40 ms).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let served = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown.signal())
+        .await;
         let _ = reconciling.await;
         served
     });

@@ -198,3 +198,118 @@ async fn another_projects_klusters_are_invisible_and_untouchable() {
         "the demo kluster is untouched"
     );
 }
+
+#[tokio::test]
+async fn a_kluster_created_again_under_an_old_name_has_no_history() {
+    let (app, store) = app_with(&url()).await;
+    let alice = token("alice", "demo").await;
+    let account = account_of(&alice).await;
+    let (_, first) = create(&app, &alice, kluster("again", None)).await;
+    let old_uid = first["metadata"]["uid"].as_str().unwrap().to_string();
+    assert_eq!(old_uid.len(), 36, "{first}");
+    assert_eq!(
+        call(&app, "DELETE", "/api/v1/clusters/again", Some(&alice), None)
+            .await
+            .0,
+        202
+    );
+    let (_, events) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/again/events",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(events[0]["reason"], "Terminating", "{events}");
+    assert!(
+        store.delete(&account, "again").await.unwrap(),
+        "deorbit's removal"
+    );
+    let (s, second) = create(&app, &alice, kluster("again", None)).await;
+    assert_eq!(s, 201, "{second}");
+    assert_ne!(second["metadata"]["uid"].as_str(), Some(old_uid.as_str()));
+    let (_, shown) = call(&app, "GET", "/api/v1/clusters/again", Some(&alice), None).await;
+    assert_eq!(shown["metadata"], second["metadata"], "stable identity");
+    let (s, events) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/again/events",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!((s, events), (200, json!([])), "no inherited history");
+    // The old history stays in the project's timeline, with the kluster's name.
+    let (_, timeline) = call(
+        &app,
+        "GET",
+        "/api/v1/events?kluster=again",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(timeline[0]["reason"], "Terminating", "{timeline}");
+    assert_eq!(timeline[0]["kluster"], "again");
+}
+
+#[tokio::test]
+async fn project_admins_switch_termination_protection_and_members_cannot() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let bob = token("bob", "demo").await;
+    create(&app, &alice, kluster("guarded", None)).await;
+    let path = "/api/v1/clusters/guarded/termination-protection";
+    let on = Some(r#"{"enabled": true}"#.to_string());
+    let (s, e) = call(&app, "PUT", path, Some(&bob), on.clone()).await;
+    assert_eq!(s, 403, "a member may not: {e}");
+    let (s, h, k) = call_with(&app, "PUT", path, Some(&alice), &[], on.clone()).await;
+    assert_eq!(s, 200, "{k}");
+    assert_eq!(k["metadata"]["terminationProtection"], true);
+    assert_eq!(h["etag"], "\"2\"", "the change grows the version");
+    let (s, e) = call(
+        &app,
+        "DELETE",
+        "/api/v1/clusters/guarded",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_error(
+        &e,
+        403,
+        "Termination protection enabled: a kubernetes_admin turns it off",
+    );
+    assert_eq!(s, 403);
+    let (s, e) = call(
+        &app,
+        "PUT",
+        path,
+        Some(&alice),
+        Some("{\"enabled\": 1}".into()),
+    )
+    .await;
+    assert_eq!(s, 422, "{e}");
+    let off = Some(r#"{"enabled": false}"#.to_string());
+    let (s, k) = call(&app, "PUT", path, Some(&alice), off).await;
+    assert_eq!(s, 200);
+    assert!(k["metadata"].get("terminationProtection").is_none(), "{k}");
+    let (s, _) = call(
+        &app,
+        "DELETE",
+        "/api/v1/clusters/guarded",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(s, 202);
+    let (s, _) = call(
+        &app,
+        "PUT",
+        "/api/v1/clusters/nope/termination-protection",
+        Some(&alice),
+        on,
+    )
+    .await;
+    assert_eq!(s, 404);
+}

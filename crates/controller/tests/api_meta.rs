@@ -184,3 +184,49 @@ async fn openstack_metadata_is_for_admins_and_describes_the_simulated_region() {
     assert_eq!(s, 403);
     assert_error(&e, 403, "GetOpenstackMetadata");
 }
+
+#[tokio::test]
+async fn the_setup_command_uses_the_public_url_and_binaries_are_listed_when_configured() {
+    let settings = controller::api::ApiSettings {
+        public_url: "https://kubernikus.example.com".into(),
+        binaries_url: "https://dl.example.com/kubernikusctl/".into(),
+        ..test_settings()
+    };
+    let (app, _) = app_with_settings(&url(), settings).await;
+    let alice = token("alice", "demo").await;
+    create(&app, &alice, kluster("pub", None)).await;
+    let (s, info) = call(&app, "GET", "/api/v1/clusters/pub/info", Some(&alice), None).await;
+    assert_eq!(s, 200, "{info}");
+    let cmd = info["setupCommand"].as_str().unwrap();
+    assert!(
+        cmd.contains(" --url https://kubernikus.example.com --name pub"),
+        "{cmd}"
+    );
+    assert_eq!(info["binaries"][0]["name"], "kubernikusctl");
+    let links: Vec<&str> = info["binaries"][0]["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["link"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        links,
+        [
+            "https://dl.example.com/kubernikusctl/linux/amd64/kubernikusctl",
+            "https://dl.example.com/kubernikusctl/darwin/amd64/kubernikusctl",
+            "https://dl.example.com/kubernikusctl/windows/amd64/kubernikusctl.exe",
+        ]
+    );
+    // Not configured: no binaries.
+    let (app, _) = app_with(&url()).await;
+    create(&app, &alice, kluster("plain", None)).await;
+    let (_, info) = call(
+        &app,
+        "GET",
+        "/api/v1/clusters/plain/info",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(info["binaries"], serde_json::json!([]));
+}

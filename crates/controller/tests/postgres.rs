@@ -7,32 +7,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::pg::fresh_database;
 use controller::store::{Database, Store};
 use kluster::{EventReason, EventType};
-
-/// A fresh schema in the test database, as a URL whose connections use it.
-async fn fresh_database(tag: &str) -> Database {
-    let base = std::env::var("MC_TEST_POSTGRES_URL").expect(
-        "MC_TEST_POSTGRES_URL is not set: run the suite with scripts/test, which starts a PostgreSQL",
-    );
-    let schema = format!("t_{tag}_{}_{}", std::process::id(), rand_suffix());
-    let pool = sqlx::PgPool::connect(&base)
-        .await
-        .expect("test PostgreSQL answers");
-    sqlx::query(&format!("CREATE SCHEMA {schema}"))
-        .execute(&pool)
-        .await
-        .unwrap();
-    let sep = if base.contains('?') { '&' } else { '?' };
-    Database::Postgres(format!("{base}{sep}options=-c%20search_path%3D{schema}"))
-}
-
-fn rand_suffix() -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish() as u32
-}
 
 #[tokio::test]
 async fn event_sequence_numbers_stay_unique_and_in_commit_order_across_replicas() {
@@ -202,4 +179,11 @@ async fn wrong_credentials_are_an_error_not_a_wait() {
         .unwrap_err();
     assert!(e.is_fatal(), "{e}");
     assert!(!e.to_string().contains("not-the-password"), "{e}");
+}
+
+#[tokio::test]
+async fn the_audit_trail_is_scoped_filtered_and_paged_on_postgres() {
+    let db = fresh_database("audit").await;
+    let store = Store::connect(&db).await.unwrap();
+    controller::store::audit_checks::audit_trail_filters_and_scopes(&store).await;
 }

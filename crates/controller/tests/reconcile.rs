@@ -142,6 +142,44 @@ async fn a_spurious_empty_listing_never_doubles_the_nodes() {
 }
 
 #[tokio::test]
+async fn consecutive_empty_listings_never_add_servers() {
+    let w = world("empty3").await;
+    w.up("k", &[("a", 3)]).await;
+    let before: Vec<String> = w.servers("k").await.into_iter().map(|s| s.id).collect();
+    w.set_faults(Faults {
+        empty_listings: 3,
+        ..Faults::default()
+    })
+    .await;
+    w.run(3, BOOT / 4).await;
+    assert_eq!(
+        w.sim.project(P).await.unwrap().faults.empty_listings,
+        0,
+        "three passes met three empty listings"
+    );
+    // Every server of the project, those being deleted too: the same three, untouched.
+    let mut all: Vec<String> = w
+        .sim
+        .servers(P)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    all.sort();
+    let mut before = before;
+    before.sort();
+    assert_eq!(all, before, "no server created or deleted");
+    let reasons = w.reasons("k").await;
+    assert!(
+        !reasons.contains(&"SuccessfulDeleteNode".to_string()),
+        "{reasons:?}"
+    );
+    let k = w.get("k").await.unwrap();
+    assert_eq!(k.status.node_pools[0].running, 3, "the status held too");
+}
+
+#[tokio::test]
 async fn flight_replaces_errored_and_never_registered_servers() {
     let w = world("flight").await;
     w.set_faults(Faults {
@@ -298,6 +336,9 @@ impl Cloud for Dying {
         p: &'a str,
     ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
         self.inner.metadata(p)
+    }
+    fn images<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        self.inner.images(p)
     }
     fn quota<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
         self.inner.quota(p)

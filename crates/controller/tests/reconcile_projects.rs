@@ -47,7 +47,7 @@ async fn a_project_whose_cloud_hangs_does_not_hold_up_another_projects_pass() {
     assert_eq!(w.servers("k").await.len(), 2, "its nodes are created");
     // The hung project's running kluster was told, within the budget, that the cloud is
     // away; its new kluster waits.
-    let up = w.store.events(HUNG, "up").await.unwrap();
+    let up = w.store.events(HUNG, "up", None).await.unwrap();
     let warning = up.iter().find(|e| e.reason == "CloudUnavailable");
     assert!(warning.is_some_and(|e| e.kind == "Warning"), "{up:?}");
     let new = w.store.get(HUNG, "new").await.unwrap().unwrap().kluster;

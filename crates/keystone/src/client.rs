@@ -7,10 +7,11 @@ use serde_json::json;
 use url::Url;
 
 use crate::model::wire;
+use crate::observe::{Observer, ObserverFn};
 use crate::{Error, Project, Token, TokenSecret};
 
 const SUBJECT_TOKEN: &str = "X-Subject-Token";
-const AUTH_TOKEN: &str = "X-Auth-Token";
+pub(crate) const AUTH_TOKEN: &str = "X-Auth-Token";
 
 /// Password credentials and the project to scope the token to. `Debug` hides the password.
 #[derive(Clone)]
@@ -66,6 +67,7 @@ impl ProjectRef<'_> {
 pub struct Client {
     base: Url,
     http: reqwest::Client,
+    observer: Observer,
 }
 
 impl Client {
@@ -84,7 +86,25 @@ impl Client {
             .timeout(Duration::from_secs(15))
             .build()
             .map_err(Error::from_transport)?;
-        Ok(Self { base, http })
+        Ok(Self {
+            base,
+            http,
+            observer: Observer::default(),
+        })
+    }
+
+    /// This client, telling `observer` about every call (see [`ObserverFn`]).
+    pub fn with_observer(mut self, observer: std::sync::Arc<ObserverFn>) -> Self {
+        self.observer = Observer(Some(observer));
+        self
+    }
+
+    async fn observed<T>(
+        &self,
+        operation: &'static str,
+        call: impl std::future::Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        self.observer.observed(operation, call).await
     }
 
     /// The identity endpoint this client talks to.
@@ -92,7 +112,7 @@ impl Client {
         &self.base
     }
 
-    fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
+    pub(crate) fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
         let url = self
             .base
             .join(path)
@@ -102,15 +122,18 @@ impl Client {
 
     /// Issues a project-scoped token for a user name and password (`POST /v3/auth/tokens`).
     pub async fn password_auth(&self, auth: &PasswordAuth<'_>) -> Result<Token, Error> {
-        let body = json!({ "auth": {
-            "identity": { "methods": ["password"], "password": { "user": {
-                "name": auth.user_name,
-                "domain": { "name": auth.user_domain },
-                "password": auth.password,
-            }}},
-            "scope": { "project": auth.project.to_json() },
-        }});
-        self.issue(body).await
+        self.observed("password_auth", async {
+            let body = json!({ "auth": {
+                "identity": { "methods": ["password"], "password": { "user": {
+                    "name": auth.user_name,
+                    "domain": { "name": auth.user_domain },
+                    "password": auth.password,
+                }}},
+                "scope": { "project": auth.project.to_json() },
+            }});
+            self.issue(body).await
+        })
+        .await
     }
 
     /// Exchanges a token for one scoped to another project (`POST /v3/auth/tokens`, method
@@ -120,14 +143,17 @@ impl Client {
         token: &TokenSecret,
         project: ProjectRef<'_>,
     ) -> Result<Token, Error> {
-        let body = json!({ "auth": {
-            "identity": { "methods": ["token"], "token": { "id": token.expose() } },
-            "scope": { "project": project.to_json() },
-        }});
-        self.issue(body).await
+        self.observed("rescope", async {
+            let body = json!({ "auth": {
+                "identity": { "methods": ["token"], "token": { "id": token.expose() } },
+                "scope": { "project": project.to_json() },
+            }});
+            self.issue(body).await
+        })
+        .await
     }
 
-    async fn issue(&self, body: serde_json::Value) -> Result<Token, Error> {
+    pub(crate) async fn issue(&self, body: serde_json::Value) -> Result<Token, Error> {
         let resp = self
             .request(Method::POST, "auth/tokens?nocatalog")?
             .json(&body)
@@ -145,74 +171,86 @@ impl Client {
         auth: &TokenSecret,
         subject: &TokenSecret,
     ) -> Result<Token, Error> {
-        let resp = self
-            .request(Method::GET, "auth/tokens?nocatalog")?
-            .header(AUTH_TOKEN, auth.expose())
-            .header(SUBJECT_TOKEN, subject.expose())
-            .send()
-            .await
-            .map_err(Error::from_transport)?;
-        let resp = check(resp).await?;
-        // The subject is the token validated; Keystone echoes it in X-Subject-Token.
-        token_from(resp, Some(subject)).await
+        self.observed("validate", async {
+            let resp = self
+                .request(Method::GET, "auth/tokens?nocatalog")?
+                .header(AUTH_TOKEN, auth.expose())
+                .header(SUBJECT_TOKEN, subject.expose())
+                .send()
+                .await
+                .map_err(Error::from_transport)?;
+            let resp = check(resp).await?;
+            // The subject is the token validated; Keystone echoes it in X-Subject-Token.
+            token_from(resp, Some(subject)).await
+        })
+        .await
     }
 
     /// Revokes `subject` (`DELETE /v3/auth/tokens`); a token may revoke itself.
     pub async fn revoke(&self, auth: &TokenSecret, subject: &TokenSecret) -> Result<(), Error> {
-        let resp = self
-            .request(Method::DELETE, "auth/tokens")?
-            .header(AUTH_TOKEN, auth.expose())
-            .header(SUBJECT_TOKEN, subject.expose())
-            .send()
-            .await
-            .map_err(Error::from_transport)?;
-        check(resp).await.map(drop)
+        self.observed("revoke", async {
+            let resp = self
+                .request(Method::DELETE, "auth/tokens")?
+                .header(AUTH_TOKEN, auth.expose())
+                .header(SUBJECT_TOKEN, subject.expose())
+                .send()
+                .await
+                .map_err(Error::from_transport)?;
+            check(resp).await.map(drop)
+        })
+        .await
     }
 
     /// Lists the projects the token's user can scope to (`GET /v3/auth/projects`).
     /// Keystone gives only the domain id here, so `domain.name` is empty.
     pub async fn auth_projects(&self, token: &TokenSecret) -> Result<Vec<Project>, Error> {
-        let resp = self
-            .request(Method::GET, "auth/projects")?
-            .header(AUTH_TOKEN, token.expose())
-            .send()
-            .await
-            .map_err(Error::from_transport)?;
-        let body: wire::ProjectsBody = check(resp)
-            .await?
-            .json()
-            .await
-            .map_err(|e| Error::Decode(e.without_url().to_string()))?;
-        let mut projects: Vec<Project> = body
-            .projects
-            .into_iter()
-            .map(|p| Project {
-                id: p.id,
-                name: p.name,
-                domain: crate::Domain {
-                    id: p.domain_id,
-                    name: String::new(),
-                },
-            })
-            .collect();
-        projects.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
-        Ok(projects)
+        self.observed("auth_projects", async {
+            let resp = self
+                .request(Method::GET, "auth/projects")?
+                .header(AUTH_TOKEN, token.expose())
+                .send()
+                .await
+                .map_err(Error::from_transport)?;
+            let body: wire::ProjectsBody = check(resp)
+                .await?
+                .json()
+                .await
+                .map_err(|e| Error::Decode(e.without_url().to_string()))?;
+            let mut projects: Vec<Project> = body
+                .projects
+                .into_iter()
+                .map(|p| Project {
+                    id: p.id,
+                    name: p.name,
+                    domain: crate::Domain {
+                        id: p.domain_id,
+                        name: String::new(),
+                    },
+                })
+                .collect();
+            projects.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+            Ok(projects)
+        })
+        .await
     }
 
     /// Checks that the identity endpoint answers (`GET /v3`), for readiness probes.
     pub async fn probe(&self) -> Result<(), Error> {
-        let resp = self
-            .request(Method::GET, "")?
-            .timeout(Duration::from_secs(3))
-            .send()
-            .await
-            .map_err(Error::from_transport)?;
-        check(resp).await.map(drop)
+        self.observed("probe", async {
+            let resp = self
+                .request(Method::GET, "")?
+                .timeout(Duration::from_secs(3))
+                .send()
+                .await
+                .map_err(Error::from_transport)?;
+            check(resp).await.map(drop)
+        })
+        .await
     }
 }
 
 /// Turns a non-success status into a typed error carrying Keystone's message.
-async fn check(resp: Response) -> Result<Response, Error> {
+pub(crate) async fn check(resp: Response) -> Result<Response, Error> {
     let status = resp.status();
     if status.is_success() {
         return Ok(resp);

@@ -65,6 +65,9 @@ pub struct Token {
     pub project: Option<Project>,
     /// Role names granted on the scope.
     pub roles: Vec<String>,
+    /// The application credential the token was issued with, if any. Keystone refuses to
+    /// rescope such a token: it is bound to the credential's project.
+    pub application_credential: Option<NamedRef>,
 }
 
 /// Wire shapes of Keystone's token body.
@@ -84,6 +87,8 @@ pub(crate) mod wire {
         pub project: Option<ScopedProject>,
         #[serde(default)]
         pub roles: Vec<Role>,
+        #[serde(default)]
+        pub application_credential: Option<super::NamedRef>,
     }
 
     #[derive(Deserialize)]
@@ -153,6 +158,7 @@ impl Token {
                 domain: p.domain,
             }),
             roles: t.roles.into_iter().map(|r| r.name).collect(),
+            application_credential: t.application_credential,
         })
     }
 }
@@ -185,6 +191,19 @@ mod tests {
         let t = Token::from_body(TokenSecret::new("x"), body.as_bytes()).unwrap();
         assert!(t.project.is_none());
         assert!(t.roles.is_empty());
+        assert!(t.application_credential.is_none());
+    }
+
+    #[test]
+    fn a_token_of_an_application_credential_names_it() {
+        let body = r#"{"token":{"methods":["application_credential"],
+            "user":{"domain":{"id":"d","name":"demo"},"id":"u","name":"alice"},
+            "expires_at":"2026-11-29T17:00:00Z",
+            "project":{"domain":{"id":"d","name":"demo"},"id":"p","name":"demo"},
+            "application_credential":{"id":"ac1","name":"ci","restricted":true}}}"#;
+        let t = Token::from_body(TokenSecret::new("x"), body.as_bytes()).unwrap();
+        let ac = t.application_credential.unwrap();
+        assert_eq!((ac.id.as_str(), ac.name.as_str()), ("ac1", "ci"));
     }
 
     #[test]

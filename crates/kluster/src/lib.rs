@@ -6,17 +6,25 @@
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
 //! - [`defaults`]: the values Kubernikus fills in on create.
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
+//! - [`metadata`]: extension: a kluster's identity (uid) beside spec and status.
 //! - [`error`]: the error body, with its typed `reason` and `fields` extensions.
+//! - [`listing`]: the list query extension (search, phase, sort, page), applied alike by the
+//!   controller and the dashboard.
 
 pub mod defaults;
 pub mod error;
 pub mod event;
+pub mod listing;
+pub mod metadata;
 pub mod model;
 pub mod net;
+pub mod ops;
 pub mod update;
 pub mod validate;
 
 pub use error::{ApiError, ErrorField, ErrorReason};
 pub use event::{EventDetail, EventReason, EventType};
+pub use metadata::KlusterMetadata;
 pub use model::*;
+pub use ops::{Attention, AuditRecord, OpsEvent, ProjectQuota, SpecChange};
 pub use validate::{FieldError, ValidationErrors};

@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 pub struct Kluster {
     /// Name of the cluster: `^[a-z]([-a-z0-9]*[a-z0-9])?$`, at most 20 characters.
     pub name: String,
+    /// Extension (our controller only): identity and version; `None` from a real
+    /// Kubernikus. Read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<crate::KlusterMetadata>,
     /// What the user asked for.
     #[serde(default)]
     pub spec: KlusterSpec,

@@ -15,6 +15,13 @@ pub enum Error {
     /// only what the answer said (a real Kubernikus says none).
     #[error("the Kubernikus API answered {}: {}", .0.code, .0.message)]
     Api(kluster::ApiError),
+    /// The API answered 412 Precondition Failed: the resource changed since the version an
+    /// `If-Match` named (its body, `code` 412). Nothing was changed.
+    #[error("the resource changed since it was read: {}", .0.message)]
+    Stale(kluster::ApiError),
+    /// The API does not offer this extension (a Kubernikus without it).
+    #[error("this Kubernikus does not offer {0}")]
+    NotOffered(&'static str),
     /// The answer was not what the API documents.
     #[error("the Kubernikus API's answer is not understood: {0}")]
     Decode(String),
@@ -24,7 +31,7 @@ impl Error {
     /// The HTTP status of an error answer.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Api(e) => u16::try_from(e.code).ok(),
+            Error::Api(e) | Error::Stale(e) => u16::try_from(e.code).ok(),
             _ => None,
         }
     }
@@ -32,7 +39,7 @@ impl Error {
     /// The typed error body of an error answer.
     pub fn api(&self) -> Option<&kluster::ApiError> {
         match self {
-            Error::Api(e) => Some(e),
+            Error::Api(e) | Error::Stale(e) => Some(e),
             _ => None,
         }
     }
@@ -45,7 +52,12 @@ pub(crate) async fn of_answer(resp: reqwest::Response) -> Error {
         Ok(b) => b,
         Err(e) => return e,
     };
-    Error::Api(of_body(status, &bytes))
+    let body = of_body(status, &bytes);
+    if status == 412 {
+        Error::Stale(body)
+    } else {
+        Error::Api(body)
+    }
 }
 
 /// The typed error of an answer with `status` and `body`.

@@ -6,9 +6,10 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use futures_util::StreamExt;
 use keystone::TokenSecret;
-use kluster::ErrorReason;
+use kluster::{ErrorReason, Kluster};
 
 use super::*;
+use crate::klusters::kluster_path;
 
 async fn serve(app: axum::Router) -> Client {
     let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -58,6 +58,10 @@ pub struct Config {
     pub controller_listen: SocketAddr,
     /// The embedded controller's database.
     pub controller_database: controller::store::Database,
+    /// The embedded controller's URL as users' tools reach it (empty: its listen address).
+    pub controller_public_url: String,
+    /// Where kubernikusctl builds are published (empty: none offered).
+    pub controller_binaries_url: String,
     /// Service credentials of the embedded controller (`None` with a remote controller).
     pub controller_service: Option<controller::auth::ServiceCredentials>,
     /// How fast the embedded controller's simulated cloud and reconcilers go, and the
@@ -91,6 +95,10 @@ pub struct Config {
     pub session_key_file: PathBuf,
     /// The time source (real; tests use a manual one).
     pub clock: app::ssr::Clock,
+    /// How log lines look.
+    pub log_format: controller::telemetry::LogFormat,
+    /// Where spans are exported (OTLP/HTTP); `None`: not at all.
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Config {
@@ -183,6 +191,14 @@ impl Config {
             keystone_url,
             controller_url,
             controller_database,
+            controller_public_url: settings::web_url(
+                "controller_public_url",
+                s.controller_public_url.as_deref(),
+            )?,
+            controller_binaries_url: settings::web_url(
+                "controller_binaries_url",
+                s.controller_binaries_url.as_deref(),
+            )?,
             controller_listen: s
                 .controller_listen
                 .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0))),
@@ -207,6 +223,16 @@ impl Config {
                     pace.timing.creation_timeout = Duration::from_secs(
                         60 * positive("controller_creation_timeout_minutes", m)?,
                     );
+                }
+                if let Some(days) = s.controller_event_retention_days {
+                    let days = positive("controller_event_retention_days", days)?;
+                    pace.event_retention = u32::try_from(days)
+                        .ok()
+                        .and_then(|d| Duration::from_secs(24 * 3600).checked_mul(d))
+                        .ok_or(ConfigError::Invalid {
+                            key: "controller_event_retention_days",
+                            message: "is too large".into(),
+                        })?;
                 }
                 let limits = &mut pace.sim.limits;
                 let quota = |key, v: Option<u64>, default: i64| match v {
@@ -255,6 +281,25 @@ impl Config {
                 s.login_window_secs.unwrap_or(300),
             )?),
             trusted_proxies: crate::client_ip::TrustedProxies(trusted_proxies.into()),
+            log_format: s
+                .log_format
+                .as_deref()
+                .unwrap_or("text")
+                .parse()
+                .map_err(|message| ConfigError::Invalid {
+                    key: "log_format",
+                    message,
+                })?,
+            otlp_endpoint: match s.otlp_endpoint.filter(|e| !e.trim().is_empty()) {
+                None => None,
+                Some(e) => {
+                    Url::parse(&e).map_err(|err| ConfigError::Invalid {
+                        key: "otlp_endpoint",
+                        message: format!("{e:?} is not a URL: {err}"),
+                    })?;
+                    Some(e)
+                }
+            },
             controller_simulator_api: s.controller_simulator_api.unwrap_or(false),
             live_streams_per_user: positive(
                 "live_streams_per_user",
@@ -330,6 +375,31 @@ mod tests {
     }
 
     #[test]
+    fn event_retention_is_a_week_unless_set_in_whole_days() {
+        let base = || Settings {
+            controller_url: Some("http://k".into()),
+            ..Default::default()
+        };
+        let day = Duration::from_secs(24 * 3600);
+        let c = Config::resolve(base()).unwrap();
+        assert_eq!(c.controller_pace.event_retention, 7 * day);
+        let s = Settings {
+            controller_event_retention_days: Some(2),
+            ..base()
+        };
+        assert_eq!(
+            Config::resolve(s).unwrap().controller_pace.event_retention,
+            2 * day
+        );
+        let s = Settings {
+            controller_event_retention_days: Some(0),
+            ..base()
+        };
+        let err = Config::resolve(s).unwrap_err().to_string();
+        assert!(err.starts_with("controller_event_retention_days:"), "{err}");
+    }
+
+    #[test]
     fn unknown_keys_and_bad_origins_are_rejected_with_the_key_named() {
         let err = toml::from_str::<Settings>("keystone = \"x\"").unwrap_err();
         assert!(err.to_string().contains("unknown field"), "{err}");
@@ -350,5 +420,38 @@ mod tests {
         let c = Config::resolve(s).unwrap();
         assert_eq!(c.public_origin, "https://mc.example");
         assert!(c.https);
+    }
+
+    #[test]
+    fn logs_are_text_and_span_export_off_unless_configured() {
+        let base = || Settings {
+            controller_url: Some("http://k".into()),
+            ..Default::default()
+        };
+        let c = Config::resolve(base()).unwrap();
+        assert_eq!(c.log_format, controller::telemetry::LogFormat::Text);
+        assert_eq!(c.otlp_endpoint, None, "no export by default");
+        let c = Config::resolve(Settings {
+            log_format: Some("json".into()),
+            otlp_endpoint: Some("  ".into()),
+            ..base()
+        })
+        .unwrap();
+        assert_eq!(c.log_format, controller::telemetry::LogFormat::Json);
+        assert_eq!(c.otlp_endpoint, None, "an empty endpoint exports nothing");
+        let err = Config::resolve(Settings {
+            log_format: Some("xml".into()),
+            ..base()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("log_format:"), "{err}");
+        let err = Config::resolve(Settings {
+            otlp_endpoint: Some("127.0.0.1:4318".into()),
+            ..base()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("otlp_endpoint:"), "{err}");
     }
 }

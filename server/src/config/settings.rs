@@ -105,6 +105,14 @@ pub struct Settings {
     /// is replaced within it).
     #[arg(long, env = "MC_CONTROLLER_LEASE_SECONDS")]
     pub controller_lease_seconds: Option<f64>,
+    /// URL users' tools (kubernikusctl) reach the embedded controller at, used in the
+    /// setup command on the detail page (default: its loopback address).
+    #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
+    pub controller_public_url: Option<String>,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`); when
+    /// set, the embedded controller lists them and the detail page offers the downloads.
+    #[arg(long, env = "MC_CONTROLLER_BINARIES_URL")]
+    pub controller_binaries_url: Option<String>,
     /// Keystone user the embedded controller validates tokens with.
     #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
     pub controller_service_user: Option<String>,
@@ -123,6 +131,9 @@ pub struct Settings {
     /// Minutes a kluster may take to reach Running before it gets a Warning (default 30).
     #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
     pub controller_creation_timeout_minutes: Option<u64>,
+    /// Days the embedded controller keeps events after their last occurrence (default 7).
+    #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS")]
+    pub controller_event_retention_days: Option<u64>,
     /// Instance quota of each project in the simulated cloud (default 10).
     #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES")]
     pub controller_quota_instances: Option<u64>,
@@ -171,6 +182,12 @@ pub struct Settings {
     /// File with the key that seals sessions at rest (64 hex digits; created if missing).
     #[arg(long, env = "MC_SESSION_KEY_FILE")]
     pub session_key_file: Option<PathBuf>,
+    /// Log lines as "text" (default) or "json".
+    #[arg(long, env = "MC_LOG_FORMAT")]
+    pub log_format: Option<String>,
+    /// OpenTelemetry collector (OTLP/HTTP base URL); spans are exported only when set.
+    #[arg(long, env = "MC_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Settings {
@@ -210,12 +227,15 @@ impl Settings {
             controller_listen,
             controller_database,
             controller_lease_seconds,
+            controller_public_url,
+            controller_binaries_url,
             controller_service_user,
             controller_service_password,
             controller_service_domain,
             controller_service_project,
             controller_phase_seconds,
             controller_creation_timeout_minutes,
+            controller_event_retention_days,
             controller_quota_instances,
             controller_quota_cores,
             controller_quota_ram_mb,
@@ -232,6 +252,43 @@ impl Settings {
             controller_simulator_api,
             live_streams_per_user,
             session_key_file,
+            log_format,
+            otlp_endpoint,
         )
+    }
+}
+
+/// The http(s) URL of setting `key` without a trailing slash; empty when unset.
+pub(super) fn web_url(key: &'static str, v: Option<&str>) -> Result<String, ConfigError> {
+    let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(String::new());
+    };
+    match url::Url::parse(v) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => {
+            Ok(v.trim_end_matches('/').to_string())
+        }
+        _ => Err(ConfigError::Invalid {
+            key,
+            message: format!("{v:?} is not an http(s) URL"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_urls_are_http_and_lose_their_trailing_slash() {
+        assert_eq!(web_url("k", None).unwrap(), "");
+        assert_eq!(web_url("k", Some(" ")).unwrap(), "");
+        assert_eq!(
+            web_url("k", Some("https://kubernikus.example.com/")).unwrap(),
+            "https://kubernikus.example.com"
+        );
+        for bad in ["ftp://x", "javascript:alert(1)", "kubernikus.example.com"] {
+            let e = web_url("controller_public_url", Some(bad)).unwrap_err();
+            assert!(e.to_string().contains("controller_public_url"), "{e}");
+        }
     }
 }

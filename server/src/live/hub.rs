@@ -180,6 +180,26 @@ impl Hub {
         })
     }
 
+    /// Open browser streams, and upstream feeds by state (`live`, `connecting`, `paused`),
+    /// for the metrics.
+    pub fn counts(&self) -> (usize, [(&'static str, usize); 3]) {
+        let streams = lock(&self.open)
+            .iter()
+            .filter(|(k, _)| k.starts_with("session:"))
+            .map(|(_, n)| *n)
+            .sum();
+        let mut states = [("live", 0), ("connecting", 0), ("paused", 0)];
+        for f in lock(&self.feeds).values() {
+            let i = match *f.status.borrow() {
+                Upstream::Live(_) => 0,
+                Upstream::Connecting => 1,
+                Upstream::Paused => 2,
+            };
+            states[i].1 += 1;
+        }
+        (streams, states)
+    }
+
     /// Takes a stream slot for `session` and `user`, or `None` when either holds
     /// `max_streams` already.
     pub fn open_slot(self: &Arc<Hub>, session: &str, user: &str) -> Option<StreamSlot> {

@@ -171,6 +171,18 @@ fn keystone_env(cmd: &mut Command) {
 
 /// A controller replica on `db`, sharing `ca_key`; its lease lives `lease` seconds.
 pub fn controller(name: &str, dir: &Path, db: &str, ca_key: &Path, lease: f64) -> Proc {
+    controller_env(name, dir, db, ca_key, lease, &[])
+}
+
+/// [`controller`] with extra environment variables.
+pub fn controller_env(
+    name: &str,
+    dir: &Path,
+    db: &str,
+    ca_key: &Path,
+    lease: f64,
+    env: &[(&str, &str)],
+) -> Proc {
     let addr = format!("127.0.0.1:{}", free_port());
     let mut cmd = Command::new(binary("kubernikus-controller"));
     keystone_env(&mut cmd);
@@ -179,7 +191,8 @@ pub fn controller(name: &str, dir: &Path, db: &str, ca_key: &Path, lease: f64) -
         .env("MC_CONTROLLER_CA_KEY_FILE", ca_key)
         .env("MC_CONTROLLER_PHASE_SECONDS", "2")
         .env("MC_CONTROLLER_LEASE_SECONDS", lease.to_string())
-        .env("MC_CONTROLLER_SIMULATOR_API", "true");
+        .env("MC_CONTROLLER_SIMULATOR_API", "true")
+        .envs(env.iter().copied());
     Proc::spawn(name, &addr, dir, cmd)
 }
 
@@ -192,6 +205,27 @@ pub fn dashboard(
     session_key: &Path,
     controller_url: &str,
     public_origin: &str,
+) -> Proc {
+    dashboard_env(
+        name,
+        dir,
+        session_store,
+        session_key,
+        controller_url,
+        public_origin,
+        &[],
+    )
+}
+
+/// [`dashboard`] with extra environment variables.
+pub fn dashboard_env(
+    name: &str,
+    dir: &Path,
+    session_store: &str,
+    session_key: &Path,
+    controller_url: &str,
+    public_origin: &str,
+    env: &[(&str, &str)],
 ) -> Proc {
     let addr = format!("127.0.0.1:{}", free_port());
     let data = dir.join(name);
@@ -206,7 +240,8 @@ pub fn dashboard(
         .env("MC_DATA_DIR", &data)
         .env("MC_SITE_ROOT", &data)
         .env("MC_TRUSTED_PROXIES", "127.0.0.1")
-        .env("MC_TOKEN_RECHECK_SECS", "30");
+        .env("MC_TOKEN_RECHECK_SECS", "30")
+        .envs(env.iter().copied());
     Proc::spawn(name, &addr, dir, cmd)
 }
 

@@ -12,3 +12,18 @@ pub mod scale;
 pub mod setup;
 pub mod spec;
 pub mod upgrade;
+
+use leptos::prelude::*;
+
+/// The kluster's resource version the page shows (empty from a Kubernikus that keeps none),
+/// provided by the page for its forms.
+#[derive(Clone, Debug, Default)]
+pub struct ShownVersion(pub String);
+
+/// A form's hidden `version` field: the resource version the page shows, so that a change
+/// is refused (412) instead of undoing one someone else made since (nothing without one).
+#[component]
+pub fn VersionField() -> impl IntoView {
+    let v = use_context::<ShownVersion>().unwrap_or_default().0;
+    (!v.is_empty()).then(|| view! { <input type="hidden" name="version" value=v/> })
+}

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::VersionField;
 use crate::components::style::{DANGER_LINK, INPUT, LABEL, SECONDARY, SUMMARY};
 use crate::server_fns::EditKluster;
 
@@ -24,6 +25,7 @@ pub fn AddPoolForm(
             <ActionForm action attr:class="mt-2 grid grid-cols-2 gap-3 sm:grid-cols-5">
                 <input type="hidden" name="name" value=kluster/>
                 <input type="hidden" name="edit[op]" value="add_pool"/>
+                <VersionField/>
                 <label class=LABEL>"Pool name"<input name="edit[pool]" required class=INPUT/></label>
                 <label class=format!("col-span-2 {LABEL}")>"Flavor"
                     <select name="edit[flavor]" class=INPUT>
@@ -60,6 +62,7 @@ pub fn RemovePoolForm(
         <ActionForm action attr:class="mt-1">
             <input type="hidden" name="name" value=kluster/>
             <input type="hidden" name="edit[op]" value="remove_pool"/>
+            <VersionField/>
             <input type="hidden" name="edit[pool]" value=pool/>
             <button type="submit" class=DANGER_LINK>{label}</button>
         </ActionForm>

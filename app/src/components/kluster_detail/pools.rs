@@ -62,7 +62,7 @@ pub fn PoolsSection(
     view! {
         <section aria-labelledby="pools-h" class=SECTION>
             <h2 id="pools-h" class=H2>"Node pools"</h2>
-            <div class="mt-3 overflow-x-auto">
+            <div class="relative mt-3 overflow-x-auto" tabindex="0" role="region" aria-label="Node pools">
                 <table class=TABLE>
                     <thead class=THEAD>
                         <tr>

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::VersionField;
 use crate::components::style::{INPUT_NARROW, SECONDARY};
 use crate::server_fns::ScalePool;
 
@@ -24,6 +25,7 @@ pub fn ScaleForm(
         <ActionForm action attr:class="flex items-center gap-2">
             <input type="hidden" name="name" value=kluster/>
             <input type="hidden" name="pool" value=pool/>
+            <VersionField/>
             <label for=input_id.clone() class="sr-only">{label}</label>
             <input id=input_id type="number" name="size" min="0" max="127" required
                 value=size.to_string() class=INPUT_NARROW/>

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::components::style::{H2, SECONDARY, SECTION};
+use crate::components::style::{H2, LINK, SECONDARY, SECTION};
 
 /// The setup command (`#setup-command`) and "Copy" (the clipboard, with JavaScript); says
 /// so when the controller has no command right now.
@@ -10,7 +10,20 @@ use crate::components::style::{H2, SECONDARY, SECTION};
 pub fn SetupCommand(
     /// The command (empty: unavailable).
     command: String,
+    /// Where to download the tools (empty: not offered).
+    binaries: Vec<kluster::Binaries>,
 ) -> impl IntoView {
+    let downloads = binaries
+        .into_iter()
+        .map(|b| {
+            let links = b
+                .links
+                .into_iter()
+                .map(|l| view! { " " <a href=l.link class=LINK>{l.platform}</a> })
+                .collect_view();
+            view! { <p class="mt-2 text-sm">{format!("Download {}:", b.name)}{links}</p> }
+        })
+        .collect_view();
     let copied = RwSignal::new(false);
     let body = if command.is_empty() {
         view! { <p class="mt-2 text-sm">"The setup command is not available right now."</p> }
@@ -43,6 +56,7 @@ pub fn SetupCommand(
         <section aria-labelledby="setup-h" class=SECTION>
             <h2 id="setup-h" class=H2>"Set up kubectl"</h2>
             {body}
+            {downloads}
         </section>
     }
 }

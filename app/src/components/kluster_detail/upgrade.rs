@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::VersionField;
 use crate::components::style::{H2, INPUT, LABEL, SECONDARY, SECTION};
 use crate::server_fns::EditKluster;
 
@@ -23,6 +24,7 @@ pub fn UpgradeSection(
             <ActionForm action attr:class="mt-2 flex flex-wrap items-end gap-2">
                 <input type="hidden" name="name" value=kluster/>
                 <input type="hidden" name="edit[op]" value="upgrade"/>
+                <VersionField/>
                 <label class=LABEL>"Upgrade to"
                     <select name="edit[version]" class=INPUT>
                         {upgrades.into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}

@@ -18,12 +18,22 @@ const KUBELET_CLIENTS_CA_FILE: &str = "/etc/kubernetes/certs/kubelet-clients-ca.
 pub async fn bootstrap(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: super::audit::Origin,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::BootstrapConfig>, ApiError> {
     let who = caller.allow(&st, "GetBootstrapConfig")?;
     let user = format!("system:bootstrap:{name}");
     let orgs = ["system:bootstrappers".to_string()];
     let (k, kubeconfig, ca_pem) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
+    super::audit::record(
+        &st,
+        &who,
+        &origin,
+        &name,
+        "bootstrap_credentials",
+        Vec::new(),
+    )
+    .await;
     let config = format!(
         "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nclusterDomain: {}\nclusterDNS:\n- {}\n\
          authentication:\n  x509:\n    clientCAFile: {KUBELET_CLIENTS_CA_FILE}\n",

@@ -9,13 +9,20 @@ use super::{ApiError, ApiSettings};
 
 /// The kluster to store for create request `k` in `project`, whose klusters are `others`;
 /// or the refusal (422 for a bad request or version, 409 for a name or range clash), with
-/// its typed reason and the fields at fault.
+/// its typed reason and the fields at fault: [`prepare`], then [`place`].
+#[cfg(test)]
 pub fn admit(
-    mut k: Kluster,
+    k: Kluster,
     others: &[Kluster],
     settings: &ApiSettings,
     project: &str,
 ) -> Result<Kluster, ApiError> {
+    place(prepare(k, settings)?, others, settings, project)
+}
+
+/// Create request `k` validated, with Kubernikus's defaults and an available version; its
+/// pod range stays unset (`None`) when the request gave none, for [`place`] to pick.
+pub fn prepare(mut k: Kluster, settings: &ApiSettings) -> Result<Kluster, ApiError> {
     kluster::validate::kluster(&k).map_err(ApiError::invalid)?;
     let pod_range_given = k
         .spec
@@ -23,6 +30,9 @@ pub fn admit(
         .as_deref()
         .is_some_and(|c| !c.is_empty());
     kluster::defaults::fill(&mut k, &settings.default_version);
+    if !pod_range_given && !k.spec.no_cloud {
+        k.spec.cluster_cidr = None;
+    }
     if !settings.available_versions.is_empty()
         && !settings.available_versions.contains(&k.spec.version)
     {
@@ -35,25 +45,50 @@ pub fn admit(
             ApiError::unprocessable(format!("spec.version: {why}")).on_field("spec.version", why)
         );
     }
+    Ok(k)
+}
+
+/// Prepared kluster `k` placed among the project's klusters `others`: its name must be
+/// free, it gets the next free default pod range on its router when it has none, its
+/// ranges must not clash; then its status is Pending.
+pub fn place(
+    mut k: Kluster,
+    others: &[Kluster],
+    settings: &ApiSettings,
+    project: &str,
+) -> Result<Kluster, ApiError> {
     if others.iter().any(|o| o.name == k.name) {
         return Err(ApiError::name_taken(&k.name));
     }
-    if !pod_range_given {
+    let clash = |k: &Kluster| {
+        cidr_conflict(k, others, &settings.reserved_cidrs).map(|(field, m)| {
+            ApiError::new(StatusCode::CONFLICT, m.clone())
+                .because(ErrorReason::CidrOverlap)
+                .on_field(field, m)
+        })
+    };
+    if k.spec.cluster_cidr.is_none() && !k.spec.no_cloud {
+        // The service range is the user's: its clash is said as such, before any default
+        // pod range is looked for.
+        if let Some(e) = clash(&k) {
+            return Err(e);
+        }
         // The default pod range is taken on this router: use the next free /16 of
         // 100.100.0.0–100.127.255.255, so that klusters created with defaults never clash.
-        let free = (100..=127).map(|n| format!("100.{n}.0.0/16")).find(|c| {
-            let mut candidate = k.clone();
-            candidate.spec.cluster_cidr = Some(c.clone());
-            cidr_conflict(&candidate, others, &settings.reserved_cidrs).is_none()
-        });
-        if let Some(c) = free {
-            k.spec.cluster_cidr = Some(c);
-        }
+        let free = DEFAULT_POD_RANGES
+            .map(|n| format!("100.{n}.0.0/16"))
+            .find(|c| {
+                let mut candidate = k.clone();
+                candidate.spec.cluster_cidr = Some(c.clone());
+                cidr_conflict(&candidate, others, &settings.reserved_cidrs).is_none()
+            });
+        let Some(free) = free else {
+            return Err(no_free_default_range(&k.spec.openstack.router_id));
+        };
+        k.spec.cluster_cidr = Some(free);
     }
-    if let Some((field, m)) = cidr_conflict(&k, others, &settings.reserved_cidrs) {
-        return Err(ApiError::new(StatusCode::CONFLICT, m.clone())
-            .because(ErrorReason::CidrOverlap)
-            .on_field(field, m));
+    if let Some(e) = clash(&k) {
+        return Err(e);
     }
     k.status = KlusterStatus {
         phase: KlusterPhase::Pending,
@@ -64,6 +99,26 @@ pub fn admit(
         ..Default::default()
     };
     Ok(k)
+}
+
+/// The second octets of the default pod ranges `100.<n>.0.0/16`, handed out in turn.
+const DEFAULT_POD_RANGES: std::ops::RangeInclusive<u8> = 100..=127;
+
+/// 409 for a create that asked for a default pod range on a router where all are taken:
+/// says so (instead of naming a range the user never chose) and what to do.
+fn no_free_default_range(router: &str) -> ApiError {
+    let (first, last) = (DEFAULT_POD_RANGES.start(), DEFAULT_POD_RANGES.end());
+    let count = last - first + 1;
+    let on = match router {
+        "" => "this project's routers".to_string(),
+        r => format!("router {r}"),
+    };
+    let why = format!(
+        "no free default pod range is left on {on}: all {count} default ranges (100.{first}.0.0/16 to 100.{last}.0.0/16) are used by klusters there. Give this kluster its own pod range (spec.clusterCIDR, one no kluster on the router uses, e.g. from 10.0.0.0/8), create it on another router, or delete a kluster on this router you no longer need"
+    );
+    ApiError::new(StatusCode::CONFLICT, format!("spec.clusterCIDR: {why}"))
+        .because(ErrorReason::CidrOverlap)
+        .on_field("spec.clusterCIDR", why)
 }
 
 /// The first CIDR clash of `k` with the control plane's ranges or with the project's
@@ -177,6 +232,41 @@ mod tests {
         )
         .unwrap();
         assert_eq!(d.spec.cluster_cidr.as_deref(), Some("100.100.0.0/16"));
+    }
+
+    #[test]
+    fn a_router_without_a_free_default_range_says_so_and_what_to_do() {
+        let settings = ApiSettings::default();
+        let mut others = Vec::new();
+        for n in DEFAULT_POD_RANGES {
+            let k = admit(
+                request(&format!("k{n}"), None, "r1"),
+                &others,
+                &settings,
+                "p1",
+            );
+            others.push(k.unwrap());
+        }
+        let (status, m) = refused(request("full", None, "r1"), &others, &settings);
+        assert_eq!(status, 409);
+        assert!(
+            m.starts_with("spec.clusterCIDR: no free default pod range is left on router r1: all 28 default ranges (100.100.0.0/16 to 100.127.0.0/16)"),
+            "{m}"
+        );
+        assert!(m.contains("Give this kluster its own pod range"), "{m}");
+        assert!(
+            !m.contains("overlaps"),
+            "no range the user never chose: {m}"
+        );
+        // An own range still fits; so does another router.
+        assert!(admit(
+            request("own", Some("10.9.0.0/16"), "r1"),
+            &others,
+            &settings,
+            "p1"
+        )
+        .is_ok());
+        assert!(admit(request("r2", None, "r2"), &others, &settings, "p1").is_ok());
     }
 
     #[test]

@@ -28,6 +28,11 @@ impl FromRequestParts<ApiState> for Caller {
         if let Some(slot) = parts.extensions.get::<CallerSlot>() {
             let _ = slot.0.set((who.id.clone(), who.account.clone()));
         }
+        if let Some(span) = parts.extensions.get::<super::hygiene::RequestSpan>() {
+            span.0
+                .record("user", format!("{}@{}", who.name, who.domain));
+            span.0.record("project", who.account.as_str());
+        }
         Ok(Caller(who))
     }
 }

@@ -2,116 +2,172 @@
 
 use axum::{
     body::Bytes,
-    extract::{rejection::BytesRejection, Path, State},
-    http::StatusCode,
+    extract::{
+        rejection::{BytesRejection, QueryRejection},
+        Path, Query, State,
+    },
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
     Json,
 };
+use kluster::listing::{ListQuery, TOTAL_HEADER};
 use kluster::{Kluster, KlusterPhase};
 
-use super::admission::admit;
-use super::{ApiError, ApiState, Caller};
+use super::audit::{self, Origin};
+use super::catalog::{self, Catalog};
+use super::versions::{versioned, IfMatch};
+use super::{admission, ApiError, ApiState, Caller};
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, StoredKluster};
 
-/// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters.
+/// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters. Extension: the
+/// list query `?q=&phase=&sort=&limit=&offset=` (`kluster::listing`) searches, filters,
+/// sorts and pages them, and `X-Total-Count` says how many matched before paging; without
+/// parameters every kluster, by name, as Kubernikus answers.
 pub async fn list(
     State(st): State<ApiState>,
     caller: Caller,
-) -> Result<Json<Vec<Kluster>>, ApiError> {
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<impl IntoResponse, ApiError> {
     let who = caller.allow(&st, "ListClusters")?;
-    let all = st.store.list(&who.account).await?;
-    Ok(Json(all.into_iter().map(|s| s.kluster).collect()))
+    let Query(pairs) = query.map_err(super::error::bad_query)?;
+    let query = ListQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
+    let listed = st.store.list_query(&who.account, &query).await?;
+    Ok((
+        [(TOTAL_HEADER, listed.total.to_string())],
+        Json(listed.items),
+    ))
 }
 
-/// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, name
-/// and CIDRs), then a CA and the stored kluster.
+/// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, the
+/// cloud's catalog, then name and CIDRs among the project's klusters, one create per
+/// project at a time), a CA and the stored kluster; 201 with its `ETag`.
 pub async fn create(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<Kluster>), ApiError> {
+) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "CreateCluster")?;
-    let request = parse(body)?;
-    let others: Vec<Kluster> = st
-        .store
-        .list(&who.account)
-        .await?
-        .into_iter()
-        .map(|o| o.kluster)
-        .collect();
-    let k = admit(request, &others, &st.settings, &who.account)?;
-    let ca = KlusterCa::generate(&k.name, &who.account).map_err(internal)?;
+    let request = admission::prepare(parse(body)?, &st.settings)?;
+    catalog::check_new(&request, &Catalog::of(&st, &who.account).await?)?;
+    let ca = KlusterCa::generate(&request.name, &who.account).map_err(internal)?;
     let ca = CaRecord {
         key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
         cert_pem: ca.cert_pem,
     };
-    let stored = StoredKluster {
-        kluster: k,
-        creator: format!("{}/{}", who.name, who.domain),
-        termination_protected: false,
-    };
-    st.store.insert(&who.account, &stored, &ca).await?;
+    let creator = format!("{}/{}", who.name, who.domain);
+    let stored = st
+        .store
+        .create(&who.account, &ca, |others| {
+            Ok::<_, ApiError>(StoredKluster {
+                kluster: admission::place(request, others, &st.settings, &who.account)?,
+                creator,
+                termination_protected: false,
+            })
+        })
+        .await??;
+    let changes = audit::diff(None, Some(&stored.kluster.spec));
+    audit::record(&st, &who, &origin, &stored.kluster.name, "create", changes).await;
     tracing::info!(
         kluster = stored.kluster.name,
         project = who.account,
         user = who.name,
         "kluster created"
     );
-    Ok((StatusCode::CREATED, Json(stored.kluster)))
+    Ok(versioned(StatusCode::CREATED, stored.kluster))
 }
 
-/// `GET /api/v1/clusters/{name}` (ShowCluster).
+/// `GET /api/v1/clusters/{name}` (ShowCluster), with its `ETag`.
 pub async fn show(
     State(st): State<ApiState>,
     caller: Caller,
     Path(name): Path<String>,
-) -> Result<Json<Kluster>, ApiError> {
+) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "ShowCluster")?;
-    Ok(Json(find(&st, &who.account, &name).await?.kluster))
+    let k = find(&st, &who.account, &name).await?.kluster;
+    Ok(versioned(StatusCode::OK, k))
 }
 
-/// `PUT /api/v1/clusters/{name}` (UpdateCluster): the Kubernikus update rules.
+/// `PUT /api/v1/clusters/{name}` (UpdateCluster): the Kubernikus update rules; with
+/// `If-Match`, only while the kluster is at a version it names (else 412). Answers the
+/// kluster with its new `ETag`.
 pub async fn update(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Kluster>, ApiError> {
+) -> Result<Response, ApiError> {
     let who = caller.allow(&st, "UpdateCluster")?;
     let req = parse(body)?;
-    // Only the spec changes; the status stays the reconcilers' (read and written at once).
+    let if_match = IfMatch::of(&headers);
+    // Pools the update adds are checked against the cloud's catalog (read only then).
+    let current = find(&st, &who.account, &name).await?.kluster;
+    let adds_pools = req
+        .spec
+        .node_pools
+        .iter()
+        .any(|p| !current.spec.node_pools.iter().any(|o| o.name == p.name));
+    let catalog = match adds_pools {
+        true => Some(Catalog::of(&st, &who.account).await?),
+        false => None,
+    };
+    // Only the spec changes; the status stays the reconcilers' (read and written at once,
+    // so the version compared is the one overwritten).
+    let mut before = None;
     let changed = st
         .store
         .modify(&who.account, &name, |cur| {
+            if let Some(m) = &if_match {
+                let version = cur.metadata.as_ref().map(|m| m.resource_version.as_str());
+                m.check(version.unwrap_or_default())?;
+            }
             let next =
                 kluster::update::apply(cur, &req, cur.status.phase).map_err(ApiError::invalid)?;
+            if let Some(c) = &catalog {
+                catalog::check_added_pools(cur, &next, c)?;
+            }
+            before = Some(cur.spec.clone());
             cur.spec = next.spec;
-            Ok(())
+            Ok::<(), ApiError>(())
         })
         .await?;
-    match changed {
-        None => Err(ApiError::not_found(&name)),
-        Some(result) => result.map(Json),
+    let k = match changed {
+        None => return Err(ApiError::not_found(&name)),
+        Some(result) => result?,
+    };
+    let changes = audit::diff(before.as_ref(), Some(&k.spec));
+    if !changes.is_empty() {
+        let action = audit::classify(&changes);
+        audit::record(&st, &who, &origin, &name, action, changes).await;
     }
+    Ok(versioned(StatusCode::OK, k))
 }
 
 /// `DELETE /api/v1/clusters/{name}` (TerminateCluster): 202 and phase Terminating.
 pub async fn terminate(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let who = caller.allow(&st, "TerminateCluster")?;
     let stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
-        return Err(
-            ApiError::new(StatusCode::FORBIDDEN, "Termination protection enabled")
-                .because(kluster::ErrorReason::TerminationProtected),
-        );
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("Termination protection enabled: a kubernetes_admin turns it off (PUT /api/v1/clusters/{name}/termination-protection with {{\"enabled\": false}}) before this kluster can be deleted"),
+        )
+        .because(kluster::ErrorReason::TerminationProtected));
     }
+    let mut phase_before = KlusterPhase::Terminating;
     let terminating = st
         .store
         .modify(&who.account, &name, |cur| {
+            phase_before = cur.status.phase;
             cur.status.phase = KlusterPhase::Terminating;
             Ok::<(), ApiError>(())
         })
@@ -119,16 +175,29 @@ pub async fn terminate(
     if terminating.is_none() {
         return Err(ApiError::not_found(&name));
     }
+    let change = kluster::SpecChange {
+        field: "status.phase".into(),
+        before: format!("{:?}", phase_before.as_str()),
+        after: format!("{:?}", KlusterPhase::Terminating.as_str()),
+    };
+    audit::record(&st, &who, &origin, &name, "delete", vec![change]).await;
     // The phase change is the API's, so the event is too (deorbit reports the rest).
+    let uid = stored.kluster.metadata.as_ref().map(|m| m.uid.as_str());
     st.store
-        .record_event(
+        .record_event_counted(
             &who.account,
             &name,
+            uid,
             kluster::EventType::Normal,
             &kluster::EventReason::Terminating,
+            None,
             &format!("Kluster {name} is terminating"),
         )
         .await?;
+    st.metrics.event(
+        kluster::EventReason::Terminating.as_str(),
+        kluster::EventType::Normal.as_str(),
+    );
     tracing::info!(
         kluster = name,
         project = who.account,
@@ -145,11 +214,13 @@ pub async fn events(
     Path(name): Path<String>,
 ) -> Result<Json<Vec<kluster::Event>>, ApiError> {
     let who = caller.allow(&st, "GetClusterEvents")?;
-    find(&st, &who.account, &name).await?;
-    Ok(Json(st.store.events(&who.account, &name).await?))
+    let k = find(&st, &who.account, &name).await?.kluster;
+    let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
+    Ok(Json(st.store.events(&who.account, &name, uid).await?))
 }
 
-/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command.
+/// `GET /api/v1/clusters/{name}/info` (GetClusterInfo): the `kubernikusctl` setup command
+/// (with the URL users reach this API at) and, when configured, where to get kubernikusctl.
 pub async fn info(
     State(st): State<ApiState>,
     caller: Caller,
@@ -163,8 +234,29 @@ pub async fn info(
     );
     Ok(Json(kluster::KlusterInfo {
         setup_command,
-        binaries: Vec::new(),
+        binaries: binaries(&st.settings.binaries_url),
     }))
+}
+
+/// kubernikusctl for each platform under `base` (Kubernikus's layout:
+/// `<base>/<os>/amd64/kubernikusctl`); nothing without a base.
+fn binaries(base: &str) -> Vec<kluster::Binaries> {
+    if base.is_empty() {
+        return Vec::new();
+    }
+    let base = base.trim_end_matches('/');
+    let link = |os: &str, file: &str| kluster::Link {
+        platform: os.into(),
+        link: format!("{base}/{os}/amd64/{file}"),
+    };
+    vec![kluster::Binaries {
+        name: "kubernikusctl".into(),
+        links: vec![
+            link("linux", "kubernikusctl"),
+            link("darwin", "kubernikusctl"),
+            link("windows", "kubernikusctl.exe"),
+        ],
+    }]
 }
 
 /// `GET /api/v1/clusters/{name}/credentials` (GetClusterCredentials): a kubeconfig with a
@@ -172,12 +264,14 @@ pub async fn info(
 pub async fn credentials(
     State(st): State<ApiState>,
     caller: Caller,
+    origin: Origin,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::Credentials>, ApiError> {
     let who = caller.allow(&st, "GetClusterCredentials")?;
     let user = format!("{}@{}", who.name, who.domain);
     let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
     let (_, kubeconfig, _) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
+    audit::record(&st, &who, &origin, &name, "credentials", Vec::new()).await;
     tracing::info!(
         kluster = name,
         project = who.account,

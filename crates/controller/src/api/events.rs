@@ -35,6 +35,9 @@ pub struct EventQuery {
     limit: Option<i64>,
     /// List only: the newest this many (1–500) instead of those after `after`.
     last: Option<i64>,
+    /// Stream only, cloud admins only: every project's events (data: the event with its
+    /// `projectId`).
+    all_projects: Option<bool>,
 }
 
 /// `GET /api/v1/events`: the project's events changed after `after`, oldest change first.
@@ -77,8 +80,13 @@ pub async fn stream(
     headers: HeaderMap,
     query: Result<Query<EventQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
-    let who = caller.allow(&st, "GetClusterEvents")?;
     let Query(q) = query.map_err(bad_query)?;
+    let all = q.all_projects.unwrap_or(false);
+    let who = if all {
+        super::ops::require_cloud_admin(&st, caller)?
+    } else {
+        caller.allow(&st, "GetClusterEvents")?
+    };
     let resume = match headers.get("last-event-id").map(|v| v.to_str()) {
         None => None,
         Some(Ok(v)) => Some(v.trim().parse::<i64>().map_err(|_| {
@@ -106,6 +114,7 @@ pub async fn stream(
         project = who.account,
         user = who.name,
         after,
+        all_projects = all,
         "event stream opened"
     );
     let hello = SseEvent::default()
@@ -120,6 +129,7 @@ pub async fn stream(
         changes,
         st,
         project: who.account,
+        all,
         kluster: q.kluster,
         after,
         latest,
@@ -140,6 +150,8 @@ struct Reader {
     changes: tokio::sync::broadcast::Receiver<(String, String)>,
     st: ApiState,
     project: String,
+    /// Every project's events (cloud admins), not only `project`'s.
+    all: bool,
     kluster: Option<String>,
     after: i64,
     latest: tokio::sync::watch::Receiver<i64>,
@@ -168,15 +180,28 @@ impl Reader {
                     }
                 }
             }
-            match self
-                .st
-                .store
-                .events_since(&self.project, self.kluster.as_deref(), self.after, PAGE)
-                .await
-            {
-                Ok(batch) if !batch.is_empty() => {
-                    self.after = batch.last().map_or(self.after, |e| e.seq);
-                    let out = batch.iter().map(|e| Ok(sse(e))).collect();
+            let read = if self.all {
+                self.st
+                    .store
+                    .ops_events_since("", self.after, PAGE)
+                    .await
+                    .map(|b| {
+                        let last = b.last().map(|e| e.event.seq);
+                        (b.iter().map(|e| Ok(sse_as(e, e.event.seq))).collect(), last)
+                    })
+            } else {
+                self.st
+                    .store
+                    .events_since(&self.project, self.kluster.as_deref(), self.after, PAGE)
+                    .await
+                    .map(|b| {
+                        let last = b.last().map(|e| e.seq);
+                        (b.iter().map(|e| Ok(sse(e))).collect::<Batch>(), last)
+                    })
+            };
+            match read {
+                Ok((out, Some(last))) => {
+                    self.after = last;
                     return Some((out, self));
                 }
                 Ok(_) => {}
@@ -195,7 +220,7 @@ impl Reader {
                 hint = self.changes.recv() => {
                     use tokio::sync::broadcast::error::RecvError;
                     let name = match hint {
-                        Ok((p, name)) if p == self.project => name,
+                        Ok((p, name)) if self.all || p == self.project => name,
                         Ok(_) => continue,
                         Err(RecvError::Lagged(_)) => String::new(), // anything may have changed
                         Err(RecvError::Closed) => return None,
@@ -215,9 +240,13 @@ impl Reader {
 }
 
 fn sse(e: &ProjectEvent) -> SseEvent {
+    sse_as(e, e.seq)
+}
+
+fn sse_as(e: &impl serde::Serialize, seq: i64) -> SseEvent {
     let data = serde_json::to_string(e).unwrap_or_default();
     SseEvent::default()
-        .id(e.seq.to_string())
+        .id(seq.to_string())
         .event("event")
         .data(data)
 }

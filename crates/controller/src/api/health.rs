@@ -1,9 +1,16 @@
 //! `GET /healthz` (the process answers) and `GET /readyz` (its database and Keystone
-//! answer: 200, else 503 naming what is down), for load balancers and Kubernetes probes.
+//! answer: 200, else 503 naming what is down), for load balancers and Kubernetes probes;
+//! `GET /metrics` (Prometheus text format, aggregates only: no tenant is named).
 
 use axum::{extract::State, http::StatusCode};
 
 use super::ApiState;
+
+/// `GET /metrics`: the controller's metrics; the store-derived gauges are read now.
+pub async fn metrics(State(st): State<ApiState>) -> axum::response::Response {
+    st.metrics.refresh(&st.store).await;
+    crate::metrics::exposition(st.metrics.render())
+}
 
 /// `GET /healthz`: alive.
 pub async fn healthz() -> &'static str {

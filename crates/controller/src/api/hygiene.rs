@@ -1,5 +1,6 @@
-//! What every response gets: an `X-Request-Id` (the client's, or a new one) and one access
-//! log line with method, path, status, duration, user id, project id and request id.
+//! What every response gets: an `X-Request-Id` (the client's, or a new one), a `request`
+//! tracing span (request id, route, user, project, kluster) around its handling, and one
+//! access log line with method, path, status, duration, user id, project id and request id.
 
 use std::time::Instant;
 
@@ -10,13 +11,39 @@ use axum::{
     response::Response,
 };
 
+use tracing::Instrument;
+
 use super::caller::CallerSlot;
 
 /// The request id header.
 pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+/// The request's id, in its extensions (for audit records).
+#[derive(Clone, Debug)]
+pub struct RequestId(pub String);
+
+/// The request's tracing span, in its extensions: the caller's user and project are
+/// recorded into it once known.
+#[derive(Clone, Debug)]
+pub struct RequestSpan(pub tracing::Span);
+
+/// The kluster a route names (`/api/v1/clusters/:name…`), for the span.
+fn kluster_of(route: &str, path: &str) -> Option<String> {
+    if !route.contains("/clusters/:name") {
+        return None;
+    }
+    let mut segments = path.split('/');
+    segments.find(|s| *s == "clusters")?;
+    segments.next().map(str::to_owned)
+}
+
+/// Whether an incoming request id may be used as it is: 1–128 visible ASCII characters.
+pub fn valid_request_id(v: &str) -> bool {
+    !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// A new random request id (128 bits, hex).
-fn new_request_id() -> String {
+pub fn new_request_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     // Two independently seeded SipHashes: unique enough for correlation, no extra crate.
     let a = std::collections::hash_map::RandomState::new()
@@ -34,14 +61,30 @@ pub async fn request_context(mut req: Request, next: Next) -> Response {
         .headers()
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .filter(|v| valid_request_id(v))
         .map(str::to_owned)
         .unwrap_or_else(new_request_id);
     let slot = CallerSlot::default();
     req.extensions_mut().insert(slot.clone());
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
-    let mut res = next.run(req).await;
+    let route = crate::metrics::route_of(&req);
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        %method,
+        route,
+        user = tracing::field::Empty,
+        project = tracing::field::Empty,
+        kluster = tracing::field::Empty,
+    );
+    if let Some(k) = kluster_of(&route, &path) {
+        span.record("kluster", k);
+    }
+    req.extensions_mut().insert(RequestId(id.clone()));
+    req.extensions_mut().insert(RequestSpan(span.clone()));
+    let mut res = next.run(req).instrument(span.clone()).await;
+    let _entered = span.enter();
     if let Ok(v) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(REQUEST_ID.clone(), v);
     }

@@ -3,29 +3,35 @@
 
 mod admin;
 mod admission;
+mod audit;
 mod caller;
+mod catalog;
 mod clusters;
 mod error;
 mod events;
 mod health;
 mod hygiene;
 mod meta;
+mod ops;
+mod protection;
 mod quota;
 mod simulator;
+mod versions;
 
 use std::sync::Arc;
 
 use axum::{
     extract::DefaultBodyLimit,
     http::{header, HeaderName, HeaderValue, Method, StatusCode},
-    routing::{any, get},
+    routing::{any, get, put},
     Router,
 };
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
+pub use audit::{classify, diff};
 pub use caller::{Caller, CallerSlot};
 pub use error::ApiError;
-pub use hygiene::REQUEST_ID;
+pub use hygiene::{new_request_id, valid_request_id, RequestId, REQUEST_ID};
 
 use crate::auth::{Policy, TokenValidator};
 use crate::cloud::sim::SimCloud;
@@ -50,6 +56,9 @@ pub struct ApiSettings {
     pub auth_url: String,
     /// This API's URL as users reach it (for the setup command); empty: the listen address.
     pub public_url: String,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`), listed
+    /// in a kluster's info; empty: none listed.
+    pub binaries_url: String,
     /// Klusters' apiservers are `https://<name>-<project id>.<apiserver_domain>`.
     pub apiserver_domain: String,
     /// Serve `/api/v1/simulator*` (the simulated cloud's faults and limits, for cloud
@@ -57,6 +66,11 @@ pub struct ApiSettings {
     pub simulator_api: bool,
     /// How often an open event stream re-checks its caller's token.
     pub stream_recheck: std::time::Duration,
+    /// Peers (the dashboards) whose `X-Forwarded-For` names the client in audit records;
+    /// empty: the peer is the client.
+    pub trusted_proxies: crate::net::TrustedProxies,
+    /// A kluster Creating or Terminating this long is listed as stuck in the operator view.
+    pub stuck_after: std::time::Duration,
 }
 
 impl Default for ApiSettings {
@@ -74,9 +88,12 @@ impl Default for ApiSettings {
             cors_origins: Vec::new(),
             auth_url: "http://127.0.0.1:5000/v3".into(),
             public_url: String::new(),
+            binaries_url: String::new(),
             apiserver_domain: "kluster.mission-control.local".into(),
             simulator_api: false,
             stream_recheck: std::time::Duration::from_secs(60),
+            trusted_proxies: Default::default(),
+            stuck_after: std::time::Duration::from_secs(30 * 60),
         }
     }
 }
@@ -100,13 +117,16 @@ pub struct ApiState {
     pub simulator: Option<SimCloud>,
     /// Completes on shutdown (long-lived streams end then).
     pub stop: crate::shutdown::Shutdown,
+    /// Prometheus metrics (`GET /metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// Request bodies above this size are refused with 413.
 pub const BODY_LIMIT: usize = 1 << 20;
 
 /// The API router with its layers: body limit, CORS as Kubernikus (`X-Auth-Token`,
-/// `Content-Type`, `Accept`), request id and access log (outermost).
+/// `Content-Type`, `Accept`; and `If-Match` in, `ETag` out), request id and access log
+/// (outermost).
 pub fn router(state: ApiState) -> Router {
     let origins: Vec<HeaderValue> = state
         .settings
@@ -121,11 +141,13 @@ pub fn router(state: ApiState) -> Router {
             HeaderName::from_static("x-auth-token"),
             header::CONTENT_TYPE,
             header::ACCEPT,
+            header::IF_MATCH,
         ])
-        .expose_headers([REQUEST_ID.clone()]);
+        .expose_headers([REQUEST_ID.clone(), header::ETAG]);
     Router::<ApiState>::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .route("/", get(meta::paths))
         .route("/docs", get(meta::docs))
         .route("/info", get(meta::info))
@@ -143,6 +165,10 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/v1/openstack/metadata", get(meta::openstack_metadata))
         .route("/api/v1/openstack/quota", get(quota::quota))
         .route("/api/v1/events", get(events::list))
+        .route("/api/v1/audit", get(audit::list))
+        .route("/api/v1/ops/events", get(ops::events))
+        .route("/api/v1/ops/attention", get(ops::attention))
+        .route("/api/v1/ops/quotas", get(ops::quotas))
         .route("/api/v1/events/stream", get(events::stream))
         .route("/api/v1/clusters/{name}/events", get(clusters::events))
         .route("/api/v1/clusters/{name}/bootstrap", get(admin::bootstrap))
@@ -155,6 +181,10 @@ pub fn router(state: ApiState) -> Router {
             get(admin::values),
         )
         .route("/api/v1/clusters/{name}/info", get(clusters::info))
+        .route(
+            "/api/v1/clusters/{name}/termination-protection",
+            put(protection::set),
+        )
         .route(
             "/api/v1/clusters/{name}/credentials",
             get(clusters::credentials),
@@ -169,6 +199,10 @@ pub fn router(state: ApiState) -> Router {
         })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(cors)
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.http.clone(),
+            crate::metrics::track_http,
+        ))
         .layer(axum::middleware::from_fn(hygiene::request_context))
         .with_state(state)
 }

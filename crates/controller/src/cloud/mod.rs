@@ -1,6 +1,7 @@
 //! The cloud the controller provisions into, behind a trait. The embedded default is a
 //! simulated OpenStack ([`sim::SimCloud`]); a real OpenStack provider can be added later.
 
+pub mod metered;
 pub mod sim;
 
 use std::future::Future;
@@ -140,11 +141,27 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
     ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>>;
 
+    /// Names of the images servers of `project` can boot.
+    fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>>;
+
     /// The project's compute quota and use.
     fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>>;
 
     /// Every server of the project.
     fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>>;
+
+    /// One server by id (Nova's `GET /servers/{id}`); `None` when it is gone. The default
+    /// looks it up in the listing, for providers without a lookup of their own.
+    fn server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        Box::pin(async move {
+            let all = self.servers(project).await?;
+            Ok(all.into_iter().find(|s| s.id == id))
+        })
+    }
 
     /// Boots a server; fails with the cloud's words (e.g. quota exceeded).
     fn create_server<'a>(

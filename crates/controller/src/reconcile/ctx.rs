@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kluster::{EventDetail, EventReason, EventType, Router};
+use kluster::{EventDetail, EventReason, EventType, Kluster, Router};
 use tokio::time::Instant;
 
 use crate::cloud::{Cloud, CloudError, Resource, Server};
@@ -61,6 +61,8 @@ pub struct Ctx<'a> {
     /// The project whose klusters are reconciled.
     pub project: &'a str,
     pub(super) deadline: Instant,
+    /// Where reconcile durations, errors and events are counted.
+    pub(super) metrics: &'a crate::metrics::Metrics,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).
@@ -93,6 +95,10 @@ pub struct Outcome {
     pub deleted: usize,
     /// Ids of servers deleted as broken (flight).
     pub grounded: BTreeSet<String>,
+    /// Ids of servers created (launch).
+    pub launched: Vec<String>,
+    /// Ids of servers deleted by a scale-down (launch).
+    pub dropped: BTreeSet<String>,
     /// Nothing is left of the kluster: it can be removed (deorbit).
     pub removed: bool,
 }
@@ -103,6 +109,8 @@ impl Outcome {
         self.created += other.created;
         self.deleted += other.deleted;
         self.grounded.extend(other.grounded);
+        self.launched.extend(other.launched);
+        self.dropped.extend(other.dropped);
         self.removed |= other.removed;
     }
 }
@@ -152,23 +160,34 @@ impl Ctx<'_> {
         ))
     }
 
-    /// Records an event about kluster `k` (aggregated with identical ones), with a typed
-    /// `detail` when there is one, and logs its first occurrence.
+    /// Records an event about kluster `k` (by its uid; aggregated with identical ones),
+    /// with a typed `detail` when there is one, and logs its first occurrence.
     pub async fn event(
         &self,
-        k: &str,
+        k: &Kluster,
         kind: EventType,
         reason: EventReason,
         detail: Option<EventDetail>,
         message: &str,
     ) -> Result<(), StoreError> {
         let project = self.project;
+        let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
         let (_, count) = self
             .store()
-            .record_event_counted(project, k, kind, &reason, detail.as_ref(), message)
+            .record_event_counted(
+                project,
+                &k.name,
+                uid,
+                kind,
+                &reason,
+                detail.as_ref(),
+                message,
+            )
             .await?;
+        let k = k.name.as_str();
         let controller = controller_of(&reason);
         let reason = reason.as_str();
+        self.metrics.event(reason, kind.as_str());
         if count > 1 {
             // A repeat (aggregated): the first occurrence was logged.
             tracing::debug!(
@@ -190,7 +209,7 @@ impl Ctx<'_> {
     /// A Normal event.
     pub async fn normal(
         &self,
-        k: &str,
+        k: &Kluster,
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
@@ -201,7 +220,7 @@ impl Ctx<'_> {
     /// A Warning event.
     pub async fn warn(
         &self,
-        k: &str,
+        k: &Kluster,
         reason: EventReason,
         message: &str,
     ) -> Result<(), StoreError> {
@@ -212,7 +231,7 @@ impl Ctx<'_> {
     /// A Warning event with a typed detail (advice keys on it, not on the message).
     pub async fn warn_with(
         &self,
-        k: &str,
+        k: &Kluster,
         reason: EventReason,
         detail: Option<EventDetail>,
         message: &str,

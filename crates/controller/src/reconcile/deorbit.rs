@@ -161,7 +161,8 @@ pub async fn reconcile(
     let mine: Vec<&Resource> = resources.iter().filter(|r| r.kluster == name).collect();
     let nodes = super::launch::of_kluster(servers, name);
     let mut waited = BTreeSet::new();
-    for e in ctx.store().events(project, name).await? {
+    let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
+    for e in ctx.store().events(project, name, uid).await? {
         let reason = e.event_reason();
         if let Some(kind) = waited_kind(&reason) {
             waited.insert(kind);
@@ -186,7 +187,7 @@ pub async fn reconcile(
                     }
                     Err(e) => {
                         let message = format!("Failed to delete {what}: {e}");
-                        ctx.warn(name, EventReason::FailedDeorbit, &message).await?;
+                        ctx.warn(k, EventReason::FailedDeorbit, &message).await?;
                     }
                 }
             }
@@ -195,17 +196,16 @@ pub async fn reconcile(
                     Ok(()) => {
                         out.deleted += 1;
                         let message = format!("Successfully deleted node {node}");
-                        ctx.normal(name, EventReason::SuccessfulDeleteNode, &message)
+                        ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
                             .await?;
                     }
                     Err(e) => {
                         let message = format!("Failed to delete node {node}: {e}");
-                        ctx.warn(name, EventReason::FailedDeleteNode, &message)
-                            .await?;
+                        ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
                     }
                 }
             }
-            Step::Event { reason, message } => ctx.normal(name, reason, &message).await?,
+            Step::Event { reason, message } => ctx.normal(k, reason, &message).await?,
             Step::Remove => {
                 out.removed = true;
                 break;

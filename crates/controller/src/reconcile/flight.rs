@@ -84,13 +84,12 @@ pub async fn reconcile(
                 out.grounded.insert(g.id.clone());
                 out.deleted += 1;
                 let message = format!("Deleted node {}: {why}; a new one replaces it", g.name);
-                ctx.warn(name, EventReason::DeletedBrokenNode, &message)
+                ctx.warn(k, EventReason::DeletedBrokenNode, &message)
                     .await?;
             }
             Err(e) => {
                 let message = format!("Failed to delete node {}: {e}", g.name);
-                ctx.warn(name, EventReason::FailedDeleteNode, &message)
-                    .await?;
+                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
             }
         }
     }

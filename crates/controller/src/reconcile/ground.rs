@@ -201,13 +201,13 @@ pub async fn reconcile(
             Step::SetPhase(p) => {
                 k.status.phase = p;
                 let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
-                ctx.normal(&name, EventReason::phase(p), &message).await?;
+                ctx.normal(k, EventReason::phase(p), &message).await?;
             }
             Step::Warn {
                 reason,
                 detail,
                 message,
-            } => ctx.warn_with(&name, reason, detail, &message).await?,
+            } => ctx.warn_with(k, reason, detail, &message).await?,
         }
     }
     Ok(Outcome::default())

@@ -178,17 +178,17 @@ pub async fn reconcile(
         {
             Ok(()) => {
                 out.deleted += 1;
+                out.dropped.insert(r.id.clone());
                 if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
                     info.running -= 1;
                 }
                 let message = format!("Successfully deleted node {}", r.name);
-                ctx.normal(&name, EventReason::SuccessfulDeleteNode, &message)
+                ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
                     .await?;
             }
             Err(e) => {
                 let message = format!("Failed to delete node {}: {e}", r.name);
-                ctx.warn(&name, EventReason::FailedDeleteNode, &message)
-                    .await?;
+                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
             }
         }
     }
@@ -208,9 +208,10 @@ pub async fn reconcile(
             {
                 Ok(server) => {
                     out.created += 1;
+                    out.launched.push(server.id.clone());
                     pools[i].running += 1;
                     let message = format!("Successfully created node {}", server.name);
-                    ctx.normal(&name, EventReason::SuccessfulCreateNode, &message)
+                    ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
                         .await?;
                 }
                 Err(e) => {
@@ -218,7 +219,7 @@ pub async fn reconcile(
                     let message = format!("Failed to create node: {e}");
                     let detail = (e.kind == CloudErrorKind::QuotaExceeded)
                         .then_some(EventDetail::QuotaExceeded);
-                    ctx.warn_with(&name, EventReason::FailedCreateNode, detail, &message)
+                    ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
                         .await?;
                     break;
                 }

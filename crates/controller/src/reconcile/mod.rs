@@ -63,6 +63,8 @@ pub struct Reconciler {
     pub lease_ttl: Duration,
     /// Whether this replica holds the lease (checked before each kluster in `run`).
     pub lease: Arc<lease::Lease>,
+    /// Where pass and reconciler durations, errors and events are counted.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// The default time to live of the reconcile lease.
@@ -97,6 +99,7 @@ impl Reconciler {
             project_budget: default_budget(call_timeout),
             lease_ttl: DEFAULT_LEASE_TTL,
             lease: Arc::default(),
+            metrics: Arc::default(),
         }
     }
 
@@ -137,11 +140,17 @@ impl Reconciler {
             budget,
             project,
             deadline,
+            metrics: &self.metrics,
         };
         let hard = deadline + budget;
+        let start = Instant::now();
         match tokio::time::timeout_at(hard, ctx.pass(group)).await {
-            Ok(r) => r,
+            Ok(r) => {
+                self.metrics.pass(start.elapsed(), false);
+                r
+            }
             Err(_) => {
+                self.metrics.pass(start.elapsed(), true);
                 tracing::warn!(
                     controller = "reconcile",
                     project,

@@ -8,7 +8,7 @@ use tracing::Instrument;
 
 use super::ctx::{Ctx, Observed, Outcome, Seen};
 use super::{deorbit, flight, ground, launch};
-use crate::cloud::{CloudError, Server};
+use crate::cloud::{CloudError, Server, ServerStatus};
 use crate::store::{self, StoreError};
 
 /// What one pass did.
@@ -47,6 +47,13 @@ impl Ctx<'_> {
             ..Default::default()
         };
         let seen = self.look(group).await;
+        // The request id of each kluster's newest change, so this pass's lines and events
+        // can be followed back to the click that caused them.
+        let causes = self
+            .store()
+            .last_change_requests(self.project)
+            .await
+            .unwrap_or_default();
         for o in group {
             if self.lease.is_some_and(|l| !l.valid()) {
                 tracing::warn!(
@@ -57,7 +64,12 @@ impl Ctx<'_> {
                 break;
             }
             let name = o.stored.kluster.name.as_str();
-            let span = tracing::info_span!("reconcile", kluster = name, project = self.project);
+            let span = tracing::info_span!(
+                "reconcile",
+                kluster = name,
+                project = self.project,
+                request_id = causes.get(name).map_or("", String::as_str),
+            );
             match self.kluster(o, &seen).instrument(span).await {
                 Ok((out, changed)) => {
                     report.created += out.created;
@@ -122,15 +134,22 @@ impl Ctx<'_> {
         }
     }
 
-    /// The project's servers; a listing that lacks servers the last pass recorded is
-    /// confirmed by listing again before anything acts on it.
+    /// The project's servers. A listing never stands alone for servers the store knows:
+    /// each recorded server it lacks is looked up by id and taken as the lookup shows it
+    /// (gone only when the lookup says so), however many listings in a row come back
+    /// short. A listing that still lacks servers a pool's status counted (klusters whose
+    /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
     async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
         let project = self.project;
         let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.call(self.cloud().servers(project)).await {
+            let listed = match self.call(self.cloud().servers(project)).await {
+                Ok(list) => self.complete(group, list).await,
+                Err(e) => Err(e),
+            };
+            match listed {
                 Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
                     tracing::warn!(
                         controller = "launch",
@@ -146,6 +165,82 @@ impl Ctx<'_> {
                 }
             }
         }
+    }
+
+    /// `list` with every recorded server of a launched kluster that it lacks, looked up one
+    /// by one (those the lookup does not find are gone).
+    async fn complete(
+        &self,
+        group: &[store::Observed],
+        mut list: Vec<Server>,
+    ) -> Result<Vec<Server>, CloudError> {
+        let missing: Vec<&String> = group
+            .iter()
+            .filter(|o| o.stored.kluster.status.phase != KlusterPhase::Pending)
+            .flat_map(|o| o.servers.iter())
+            .filter(|id| !list.iter().any(|s| &s.id == *id))
+            .collect();
+        let mut found = 0;
+        for id in &missing {
+            if let Some(s) = self.call(self.cloud().server(self.project, id)).await? {
+                found += 1;
+                list.push(s);
+            }
+        }
+        if found > 0 {
+            tracing::warn!(
+                controller = "launch",
+                project = self.project,
+                lacked = found,
+                "the server listing lacked servers that exist (looked up one by one); acting on them as they are"
+            );
+        }
+        Ok(list)
+    }
+
+    /// Records the ids of kluster `o`'s servers after this pass (listed or looked up, less
+    /// those deleted, plus those created) when they changed.
+    async fn record(
+        &self,
+        o: &store::Observed,
+        seen: &Seen,
+        out: &Outcome,
+    ) -> Result<(), StoreError> {
+        let Some(servers) = &seen.servers else {
+            return Ok(());
+        };
+        let name = &o.stored.kluster.name;
+        let mut ids: Vec<String> = servers
+            .iter()
+            .filter(|s| &s.kluster == name && s.status != ServerStatus::Deleting)
+            .map(|s| s.id.clone())
+            .filter(|id| !out.grounded.contains(id) && !out.dropped.contains(id))
+            .chain(out.launched.iter().cloned())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let mut known = o.servers.clone();
+        known.sort();
+        if ids != known {
+            self.store()
+                .record_servers(self.project, name, &ids)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Awaits one reconciler's work on a kluster, timed (and counted as an error when it
+    /// fails) in the metrics.
+    async fn timed<T>(
+        &self,
+        reconciler: &str,
+        work: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let start = std::time::Instant::now();
+        let r = work.await;
+        self.metrics
+            .reconciled(reconciler, start.elapsed(), r.is_ok());
+        r
     }
 
     /// One kluster: the reconcilers in turn, then the write-back; `true` when its stored
@@ -164,16 +259,26 @@ impl Ctx<'_> {
             cloud: seen,
             grounded: Default::default(),
         };
-        let mut out = ground::reconcile(&mut k, &observed, self).await?;
+        let mut out = self
+            .timed("ground", ground::reconcile(&mut k, &observed, self))
+            .await?;
         match (k.status.phase, &seen.servers, &seen.resources) {
             (KlusterPhase::Running | KlusterPhase::Upgrading, Some(_), _) => {
-                let flown = flight::reconcile(&mut k, &observed, self).await?;
+                let flown = self
+                    .timed("flight", flight::reconcile(&mut k, &observed, self))
+                    .await?;
                 observed.grounded = flown.grounded.clone();
                 out.add(flown);
-                out.add(launch::reconcile(&mut k, &observed, self).await?);
+                out.add(
+                    self.timed("launch", launch::reconcile(&mut k, &observed, self))
+                        .await?,
+                );
             }
             (KlusterPhase::Terminating, Some(_), Some(_)) => {
-                out.add(deorbit::reconcile(&mut k, &observed, self).await?);
+                out.add(
+                    self.timed("deorbit", deorbit::reconcile(&mut k, &observed, self))
+                        .await?,
+                );
                 if out.removed {
                     self.store().delete(project, name).await?;
                     tracing::info!(
@@ -187,10 +292,13 @@ impl Ctx<'_> {
             }
             (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
                 let message = "The cloud did not answer; retrying";
-                self.warn(name, EventReason::CloudUnavailable, message)
+                self.warn(before, EventReason::CloudUnavailable, message)
                     .await?;
             }
             _ => {}
+        }
+        if before.status.phase != KlusterPhase::Pending {
+            self.record(o, seen, &out).await?;
         }
         if k == *before {
             return Ok((out, false));

@@ -8,10 +8,8 @@ use sqlx::Row;
 use super::{now_text, Dialect, Store, StoreError};
 
 impl Store {
-    /// Records an event about a kluster. An identical event (same type, reason and
-    /// message) seen before is aggregated: its count grows and its last timestamp moves.
-    /// Either way the event gets the next sequence number and streams wake up. Returns the
-    /// event's id.
+    /// Records an event about the kluster now named `kluster` (see
+    /// [`Store::record_event_counted`]). Returns the event's id.
     pub async fn record_event(
         &self,
         project: &str,
@@ -20,23 +18,29 @@ impl Store {
         reason: &EventReason,
         message: &str,
     ) -> Result<i64, StoreError> {
-        self.record_event_counted(project, kluster, kind, reason, None, message)
+        self.record_event_counted(project, kluster, None, kind, reason, None, message)
             .await
             .map(|(id, _)| id)
     }
 
-    /// [`Store::record_event`] with a typed `detail` (kept with a new event; an aggregated
-    /// repeat has the same type, reason and message, so the same detail), also returning
-    /// the event's count (1: new).
+    /// Records an event about kluster `kluster` with uid `uid` (`None`: the uid of the
+    /// kluster of that name now, none if there is none) and a typed `detail` (kept with a
+    /// new event; an aggregated repeat has the same type, reason and message, so the same
+    /// detail), returning its id and count (1: new). An identical event (same type, reason
+    /// and message) of the same kluster seen before is aggregated: its count grows and its
+    /// last timestamp moves. Either way the event gets the next sequence number and
+    /// streams wake up.
     ///
     /// Sequence numbers are handed out in commit order: SQLite has one writer at a time;
     /// on PostgreSQL the transaction takes an advisory lock before it draws from the
     /// `event_seq` sequence, so a reader that saw seq n never misses a smaller one
     /// committed later. Other replicas learn of the event by `NOTIFY` at commit.
+    #[allow(clippy::too_many_arguments)] // the event's fields, each a column
     pub async fn record_event_counted(
         &self,
         project: &str,
         kluster: &str,
+        uid: Option<&str>,
         kind: EventType,
         reason: &EventReason,
         detail: Option<&EventDetail>,
@@ -56,10 +60,22 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        let uid = match uid {
+            Some(u) => u.to_string(),
+            None => {
+                sqlx::query_scalar("SELECT uid FROM klusters WHERE project_id = $1 AND name = $2")
+                    .bind(project)
+                    .bind(kluster)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .unwrap_or_default()
+            }
+        };
         let bumped = sqlx::query(&format!(
             "UPDATE events SET count = count + 1, last_timestamp = $6, seq = {next_seq}
              WHERE id = (SELECT id FROM events
                          WHERE project_id = $1 AND kluster = $2 AND type = $3 AND reason = $4 AND message = $5
+                           AND kluster_uid = $7
                          ORDER BY id DESC LIMIT 1)
              RETURNING id, seq, count"
         ))
@@ -69,14 +85,15 @@ impl Store {
         .bind(reason)
         .bind(message)
         .bind(&now)
+        .bind(&uid)
         .fetch_optional(&mut *tx)
         .await?;
         let row = match bumped {
             Some(row) => row,
             None => {
                 sqlx::query(&format!(
-                    "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq, detail)
-                     VALUES ($1, $2, $3, $4, $5, $6, $6, {next_seq}, $7)
+                    "INSERT INTO events (project_id, kluster, type, reason, message, first_timestamp, last_timestamp, seq, kluster_uid, detail)
+                     VALUES ($1, $2, $3, $4, $5, $6, $6, {next_seq}, $7, $8)
                      RETURNING id, seq, count"
                 ))
                 .bind(project)
@@ -85,6 +102,7 @@ impl Store {
                 .bind(reason)
                 .bind(message)
                 .bind(&now)
+                .bind(&uid)
                 .bind(detail)
                 .fetch_one(&mut *tx)
                 .await?
@@ -100,22 +118,46 @@ impl Store {
         Ok((id, count))
     }
 
-    /// A kluster's events, oldest first, in the Kubernikus `Event` shape.
+    /// The events of kluster `kluster` with uid `uid` (`None`: of every kluster that had
+    /// the name), oldest first, in the Kubernikus `Event` shape.
     pub async fn events(
         &self,
         project: &str,
         kluster: &str,
+        uid: Option<&str>,
     ) -> Result<Vec<kluster::Event>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(
             "SELECT count, last_timestamp, first_timestamp, reason, message, type, detail FROM events
-             WHERE project_id = $1 AND kluster = $2 ORDER BY last_timestamp, id",
+             WHERE project_id = $1 AND kluster = $2 AND ($3 = '*' OR kluster_uid = $3)
+             ORDER BY last_timestamp, id",
         )
         .bind(project)
         .bind(kluster)
+        .bind(uid.unwrap_or("*"))
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(event_of).collect()
+    }
+
+    /// Deletes the events whose last occurrence is older than `age`; returns how many.
+    pub async fn prune_events(&self, age: std::time::Duration) -> Result<u64, StoreError> {
+        self.check_ready()?;
+        let age = time::Duration::try_from(age).unwrap_or(time::Duration::MAX);
+        let cutoff = time::OffsetDateTime::now_utc()
+            .checked_sub(age)
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+            .max(time::OffsetDateTime::UNIX_EPOCH)
+            .replace_nanosecond(0)
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+        let cutoff = cutoff
+            .format(&time::format_description::well_known::Rfc3339)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let res = sqlx::query("DELETE FROM events WHERE last_timestamp < $1")
+            .bind(cutoff)
+            .execute(&self.pool)
+            .await?;
+        Ok(res.rows_affected())
     }
 
     /// The project's events changed after sequence number `after` (optionally of one
@@ -173,7 +215,7 @@ impl Store {
 }
 
 /// Columns: the seven of [`event_of`], then id, seq, kluster.
-fn project_event_of(r: &AnyRow) -> Result<kluster::ProjectEvent, StoreError> {
+pub(super) fn project_event_of(r: &AnyRow) -> Result<kluster::ProjectEvent, StoreError> {
     Ok(kluster::ProjectEvent {
         event: event_of(r)?,
         id: r.try_get(7)?,
@@ -230,18 +272,19 @@ mod tests {
             .unwrap();
         assert_eq!(a, b);
         assert!(c > a, "ids grow");
-        let ev = s.events("p1", "k").await.unwrap();
+        let ev = s.events("p1", "k", None).await.unwrap();
         assert_eq!(ev.len(), 2);
         assert_eq!(
             (ev[0].reason.as_str(), ev[0].count),
             ("FailedCreateNode", 2)
         );
         assert_eq!(ev[0].detail, None);
-        assert!(s.events("p2", "k").await.unwrap().is_empty());
+        assert!(s.events("p2", "k", None).await.unwrap().is_empty());
         // A typed detail is kept with the event and read back.
         s.record_event_counted(
             "p1",
             "q",
+            None,
             EventType::Warning,
             &EventReason::FailedCreateNode,
             Some(&EventDetail::QuotaExceeded),
@@ -249,7 +292,7 @@ mod tests {
         )
         .await
         .unwrap();
-        let ev = s.events("p1", "q").await.unwrap();
+        let ev = s.events("p1", "q", None).await.unwrap();
         assert_eq!(ev[0].detail, Some(EventDetail::QuotaExceeded));
         let since = s.events_since("p1", Some("q"), 0, 10).await.unwrap();
         assert_eq!(since[0].event.detail, Some(EventDetail::QuotaExceeded));

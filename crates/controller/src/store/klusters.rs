@@ -1,12 +1,14 @@
-//! Klusters: list, read, insert (with their CA), update, change in a transaction, remove.
+//! Klusters: list, read, update, change in a transaction (the resource version grows with
+//! every change of the spec), remove. Adding them: [`super::create`].
 
 use kluster::Kluster;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{now_text, CaRecord, Observed, Store, StoreError, StoredKluster};
+use super::{now_text, Observed, Store, StoreError, StoredKluster};
 
-const COLUMNS: &str = "body, creator, termination_protected";
+pub(super) const COLUMNS: &str =
+    "body, creator, termination_protected, uid, created_at, resource_version";
 
 impl Store {
     /// The project's klusters, by name.
@@ -38,63 +40,18 @@ impl Store {
         row.as_ref().map(decode).transpose()
     }
 
-    /// Adds a kluster and its CA in one transaction; [`StoreError::Conflict`] when the name
-    /// is taken in the project.
-    pub async fn insert(
-        &self,
-        project: &str,
-        k: &StoredKluster,
-        ca: &CaRecord,
-    ) -> Result<(), StoreError> {
-        self.check_ready()?;
-        let body =
-            serde_json::to_string(&k.kluster).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let mut tx = self.pool.begin().await?;
-        let res = sqlx::query(
-            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(project)
-        .bind(&k.kluster.name)
-        .bind(body)
-        .bind(k.kluster.status.phase.as_str())
-        .bind(&k.creator)
-        .bind(i64::from(k.termination_protected))
-        .bind(now_text(false))
-        .execute(&mut *tx)
-        .await;
-        match res {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                return Err(StoreError::Conflict)
-            }
-            Err(e) => return Err(e.into()),
-            Ok(_) => {}
-        }
-        sqlx::query(
-            "INSERT INTO kluster_cas (project_id, name, cert_pem, key_sealed) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (project_id, name) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed",
-        )
-        .bind(project)
-        .bind(&k.kluster.name)
-        .bind(&ca.cert_pem)
-        .bind(&ca.key_sealed)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        self.kluster_changed(project, &k.kluster.name).await;
-        Ok(())
-    }
-
-    /// Replaces a kluster's body (spec and status); false when it does not exist.
+    /// Replaces a kluster's body (spec and status; its resource version grows); false when
+    /// it does not exist.
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
         self.check_ready()?;
-        let body = serde_json::to_string(k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let body = body_of(k)?;
         let res = sqlx::query(UPDATE_BODY)
             .bind(body)
             .bind(k.status.phase.as_str())
             .bind(now_text(true))
             .bind(project)
             .bind(&k.name)
+            .bind(1i64)
             .execute(&self.pool)
             .await?;
         self.kluster_changed(project, &k.name).await;
@@ -131,18 +88,25 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         let mut k = decode(&row)?.kluster;
+        let before = k.spec.clone();
         if let Err(e) = change(&mut k) {
             return Ok(Some(Err(e)));
         }
-        let body = serde_json::to_string(&k).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let bump = i64::from(k.spec != before);
+        let body = body_of(&k)?;
         sqlx::query(UPDATE_BODY)
             .bind(body)
             .bind(k.status.phase.as_str())
             .bind(now_text(true))
             .bind(project)
             .bind(name)
+            .bind(bump)
             .execute(&mut *tx)
             .await?;
+        if let Some(m) = k.metadata.as_mut() {
+            let version = m.resource_version.parse::<i64>().unwrap_or(0) + bump;
+            m.resource_version = version.to_string();
+        }
         tx.commit().await?;
         self.kluster_changed(project, name).await;
         Ok(Some(Ok(k)))
@@ -153,7 +117,7 @@ impl Store {
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS}, project_id, created_at, phase_since FROM klusters ORDER BY project_id, name"
+            "SELECT {COLUMNS}, project_id, phase_since, server_ids FROM klusters ORDER BY project_id, name"
         ))
         .fetch_all(&self.pool)
         .await?;
@@ -166,10 +130,11 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let created: String = r.try_get(4)?;
-                let phase_since: String = r.try_get(5)?;
+                let phase_since: String = r.try_get(7)?;
+                let servers: String = r.try_get(8)?;
                 let age = since(&created)?;
                 Ok(Observed {
-                    project: r.try_get(3)?,
+                    project: r.try_get(6)?,
                     stored: decode(r)?,
                     in_phase: if phase_since.is_empty() {
                         age
@@ -177,9 +142,32 @@ impl Store {
                         since(&phase_since)?
                     },
                     age,
+                    servers: servers
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect(),
                 })
             })
             .collect()
+    }
+
+    /// Records the ids of kluster `name`'s servers (the reconciler's memory of what exists;
+    /// not a change of the kluster: nobody is notified).
+    pub async fn record_servers(
+        &self,
+        project: &str,
+        name: &str,
+        ids: &[String],
+    ) -> Result<(), StoreError> {
+        self.check_ready()?;
+        sqlx::query("UPDATE klusters SET server_ids = $1 WHERE project_id = $2 AND name = $3")
+            .bind(ids.join(","))
+            .bind(project)
+            .bind(name)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Removes a kluster and its CA; its events stay.
@@ -201,7 +189,8 @@ impl Store {
         Ok(res.rows_affected() == 1)
     }
 
-    /// Sets or clears termination protection; false when the kluster does not exist.
+    /// Sets or clears termination protection (a change grows the resource version and is
+    /// announced like any change); false when the kluster does not exist.
     pub async fn set_termination_protection(
         &self,
         project: &str,
@@ -210,32 +199,81 @@ impl Store {
     ) -> Result<bool, StoreError> {
         self.check_ready()?;
         let res = sqlx::query(
-            "UPDATE klusters SET termination_protected = $1 WHERE project_id = $2 AND name = $3",
+            "UPDATE klusters SET resource_version = resource_version
+                 + CASE WHEN termination_protected = $1 THEN 0 ELSE 1 END,
+                 termination_protected = $1
+             WHERE project_id = $2 AND name = $3",
         )
         .bind(i64::from(on))
         .bind(project)
         .bind(name)
         .execute(&self.pool)
         .await?;
+        self.kluster_changed(project, name).await;
         Ok(res.rows_affected() == 1)
     }
 }
 
 /// Replaces body and phase; `phase_since` moves only when the phase changes (SET
-/// expressions read the old row). Binds: body, phase, now, project, name.
+/// expressions read the old row); the resource version grows by the bump (1 when the spec
+/// changed, else 0). Binds: body, phase, now, project, name, bump.
 const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
         phase_since = CASE WHEN phase <> $2 THEN $3 ELSE phase_since END,
-        phase = $2
+        phase = $2,
+        resource_version = resource_version + $6
      WHERE project_id = $4 AND name = $5";
 
-/// A kluster from the [`COLUMNS`] of a row.
-fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
+/// A kluster's stored body: spec and status (its metadata lives in columns).
+pub(super) fn body_of(k: &Kluster) -> Result<String, StoreError> {
+    let mut bare = k.clone();
+    bare.metadata = None;
+    serde_json::to_string(&bare).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// A new kluster uid: a random (version 4) UUID.
+pub fn new_uid() -> String {
+    use rand_core::RngCore;
+    let mut b = [0u8; 16];
+    rand_core::OsRng.fill_bytes(&mut b);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// `user@domain` from the stored creator (`user/domain`; the domain has no `/`).
+pub(super) fn created_by(creator: &str) -> String {
+    match creator.rsplit_once('/') {
+        Some((user, domain)) => format!("{user}@{domain}"),
+        None => creator.to_string(),
+    }
+}
+
+/// A kluster from the [`COLUMNS`] of a row, its metadata from the columns.
+pub(super) fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
     let body: String = row.try_get(0)?;
-    let kluster = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut kluster: Kluster =
+        serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let termination_protected = row.try_get::<i64, _>(2)? != 0;
+    let creator: String = row.try_get(1)?;
+    kluster.metadata = Some(kluster::KlusterMetadata {
+        uid: row.try_get(3)?,
+        creation_timestamp: row.try_get(4)?,
+        resource_version: row.try_get::<i64, _>(5)?.to_string(),
+        created_by: created_by(&creator),
+        termination_protection: termination_protected,
+    });
     Ok(StoredKluster {
         kluster,
-        creator: row.try_get(1)?,
-        termination_protected: row.try_get::<i64, _>(2)? != 0,
+        creator,
+        termination_protected,
     })
 }
 

@@ -2,17 +2,21 @@
 //! sqlx's `Any` driver with one set of portable queries. Every kluster query is keyed by
 //! project: one project can never see another's klusters.
 //!
-//! [`schema`] (migrations per engine, version guard), [`klusters`] (klusters and their CA
-//! on insert), [`cas`] (a kluster's CA), [`events`] (events, aggregation and the change
-//! sequence), [`leases`] (which replica reconciles), [`sim`] (the simulated cloud's state),
+//! [`schema`] (migrations per engine, version guard), [`klusters`] (klusters: read,
+//! change), [`create`] (klusters added with their CA, one create per project at a time),
+//! [`cas`] (a kluster's CA), [`events`] (events, aggregation and the change sequence), [`leases`] (which replica reconciles), [`sim`] (the simulated cloud's state),
 //! [`notify`] (changes other replicas made, on PostgreSQL); here: the store itself, where
 //! it lives, and the change notifications streams wait on.
 
+mod audit;
 mod cas;
+mod create;
 mod events;
 mod klusters;
 mod leases;
+mod listing;
 mod notify;
+mod ops;
 mod schema;
 mod sim;
 
@@ -26,7 +30,10 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
 use sqlx::Executor;
 
+pub use audit::{audit_time, checks as audit_checks, AuditFilter};
 pub use cas::CaRecord;
+pub use klusters::new_uid;
+pub use ops::RepeatedWarning;
 pub use schema::SCHEMA_VERSION;
 
 /// Where the controller's data lives.
@@ -165,6 +172,8 @@ pub struct Observed {
     pub in_phase: std::time::Duration,
     /// Time since it was created.
     pub age: std::time::Duration,
+    /// Ids of its servers as the reconciler last recorded them ([`Store::record_servers`]).
+    pub servers: Vec<String>,
 }
 
 /// The controller's database.

@@ -106,7 +106,78 @@ const MIGRATIONS: &[Migration] = &[
          CREATE TABLE sim_projects (project_id TEXT PRIMARY KEY, state TEXT NOT NULL);
          CREATE INDEX events_seq ON events (seq);",
     },
-    // 6: an event's typed detail (e.g. QuotaExceeded; '' = none).
+    // 6: a uid per kluster, and events keyed by it (a kluster created again under an old
+    // name starts without the old one's history); events found by age for pruning. Old
+    // events go to the kluster of their name only if it existed when they began.
+    Migration {
+        sqlite: "ALTER TABLE klusters ADD COLUMN uid TEXT NOT NULL DEFAULT '';
+         UPDATE klusters SET uid = lower(hex(randomblob(16)));
+         CREATE UNIQUE INDEX klusters_by_uid ON klusters (uid);
+         ALTER TABLE events ADD COLUMN kluster_uid TEXT NOT NULL DEFAULT '';
+         UPDATE events SET kluster_uid = COALESCE((SELECT k.uid FROM klusters k
+             WHERE k.project_id = events.project_id AND k.name = events.kluster
+               AND k.created_at <= events.first_timestamp), '');
+         CREATE INDEX events_by_time ON events (last_timestamp);",
+        postgres: "ALTER TABLE klusters ADD COLUMN uid TEXT NOT NULL DEFAULT '';
+         UPDATE klusters SET uid = md5(random()::text || clock_timestamp()::text || project_id || name);
+         CREATE UNIQUE INDEX klusters_by_uid ON klusters (uid);
+         ALTER TABLE events ADD COLUMN kluster_uid TEXT NOT NULL DEFAULT '';
+         UPDATE events SET kluster_uid = k.uid FROM klusters k
+             WHERE k.project_id = events.project_id AND k.name = events.kluster
+               AND k.created_at <= events.first_timestamp;
+         CREATE INDEX events_by_time ON events (last_timestamp);",
+    },
+    // 7: a version per kluster that grows with every change of its spec (optimistic
+    // concurrency: If-Match), and a row per project that creates lock first, so that two
+    // creates never pick the same default pod range.
+    Migration {
+        sqlite: "ALTER TABLE klusters ADD COLUMN resource_version INTEGER NOT NULL DEFAULT 1;
+         CREATE TABLE kluster_creates (project_id TEXT PRIMARY KEY, creates INTEGER NOT NULL DEFAULT 0);",
+        postgres: "ALTER TABLE klusters ADD COLUMN resource_version BIGINT NOT NULL DEFAULT 1;
+         CREATE TABLE kluster_creates (project_id TEXT PRIMARY KEY, creates BIGINT NOT NULL DEFAULT 0);",
+    },
+    // 8: the ids of a kluster's servers as the reconciler last knew them, so that a server
+    // listing lacking some is checked server by server before anything acts on it.
+    Migration {
+        sqlite: "ALTER TABLE klusters ADD COLUMN server_ids TEXT NOT NULL DEFAULT '';",
+        postgres: "ALTER TABLE klusters ADD COLUMN server_ids TEXT NOT NULL DEFAULT '';",
+    },
+    // 9: the audit trail: who changed which kluster how, and who was issued credentials.
+    Migration {
+        sqlite: "CREATE TABLE audit (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            project_id TEXT NOT NULL,
+            project_name TEXT NOT NULL,
+            kluster TEXT NOT NULL,
+            action TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            user_domain TEXT NOT NULL,
+            changes TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            client_addr TEXT NOT NULL
+         );
+         CREATE INDEX audit_by_project ON audit (project_id, id);
+         CREATE INDEX audit_by_kluster ON audit (project_id, kluster, id);",
+        postgres: "CREATE TABLE audit (
+            id BIGSERIAL PRIMARY KEY,
+            at TEXT NOT NULL,
+            project_id TEXT NOT NULL,
+            project_name TEXT NOT NULL,
+            kluster TEXT NOT NULL,
+            action TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            user_domain TEXT NOT NULL,
+            changes TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            client_addr TEXT NOT NULL
+         );
+         CREATE INDEX audit_by_project ON audit (project_id, id);
+         CREATE INDEX audit_by_kluster ON audit (project_id, kluster, id);",
+    },
+    // 10: an event's typed detail (e.g. QuotaExceeded; '' = none).
     Migration {
         sqlite: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
         postgres: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",

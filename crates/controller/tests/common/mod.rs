@@ -2,6 +2,7 @@
 //! store, tokens from the real local Keystone, and request helpers.
 #![allow(dead_code)]
 
+pub mod pg;
 pub mod world;
 
 use std::sync::Arc;
@@ -67,6 +68,7 @@ pub async fn app_custom(
         cloud: Arc::new(sim.clone()),
         simulator: Some(sim),
         stop: controller::run::Shutdown::new(std::future::pending()),
+        metrics: Default::default(),
     };
     (router(state), store)
 }
@@ -142,6 +144,19 @@ pub async fn call(
     tok: Option<&str>,
     body: Option<String>,
 ) -> (u16, Value) {
+    let (status, _, v) = call_with(app, method, path, tok, &[], body).await;
+    (status, v)
+}
+
+/// [`call`] with extra request headers, answering the response's headers too.
+pub async fn call_with(
+    app: &Router,
+    method: &str,
+    path: &str,
+    tok: Option<&str>,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> (u16, axum::http::HeaderMap, Value) {
     let mut req = Request::builder()
         .method(method)
         .uri(path)
@@ -149,11 +164,15 @@ pub async fn call(
     if let Some(t) = tok {
         req = req.header("x-auth-token", t);
     }
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
     let req = req
         .body(body.map(Body::from).unwrap_or_else(Body::empty))
         .unwrap();
     let res = app.clone().oneshot(req).await.unwrap();
     let status = res.status().as_u16();
+    let headers = res.headers().clone();
     let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
         .await
         .unwrap();
@@ -163,7 +182,7 @@ pub async fn call(
         serde_json::from_slice(&bytes)
             .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()))
     };
-    (status, v)
+    (status, headers, v)
 }
 
 /// The project id a user token is scoped to.

@@ -127,7 +127,7 @@ impl World {
     }
 
     pub async fn events(&self, kluster: &str) -> Vec<kluster::Event> {
-        self.store.events(P, kluster).await.unwrap()
+        self.store.events(P, kluster, None).await.unwrap()
     }
 
     pub async fn reasons(&self, kluster: &str) -> Vec<String> {

@@ -168,6 +168,13 @@ impl Cloud for SimCloud {
         })
     }
 
+    fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        Box::pin(async move {
+            self.gate(project).await?;
+            Ok(IMAGES.iter().map(|i| i.to_string()).collect())
+        })
+    }
+
     fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
@@ -192,6 +199,25 @@ impl Cloud for SimCloud {
                 }
                 self.settle(p, now);
                 p.servers.iter().map(|s| self.show(s, now)).collect()
+            })
+            .await
+        })
+    }
+
+    fn server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        Box::pin(async move {
+            self.gate(project).await?;
+            let now = self.clock.now();
+            self.with_project(project, |p| {
+                self.settle(p, now);
+                p.servers
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| self.show(s, now))
             })
             .await
         })

@@ -1,0 +1,255 @@
+//! The kluster list's data: one row per kluster, a page of rows, the page's URL parameters,
+//! and the dashboard's own search, sort and paging for a controller that answered every
+//! kluster (a real Kubernikus ignores the list query extension).
+
+use kluster::listing::{ListQuery, Listed};
+use serde::{Deserialize, Serialize};
+
+/// Klusters on one page of the list.
+pub const PER_PAGE: usize = 50;
+
+/// One pool in the kluster list.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolRow {
+    /// Pool name.
+    pub name: String,
+    /// Wanted size.
+    pub size: i64,
+    /// Running (and starting) nodes; `None` until the controller reports the pool.
+    pub running: Option<i64>,
+    /// Ready nodes.
+    pub healthy: i64,
+    /// Ready and not cordoned.
+    pub schedulable: i64,
+}
+
+/// One kluster in the list: only what the table shows (the page also carries it for
+/// hydration, so it stays small).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KlusterRow {
+    /// Name.
+    pub name: String,
+    /// Phase.
+    pub phase: kluster::KlusterPhase,
+    /// Running version, else the wanted one.
+    pub version: String,
+    /// Pools.
+    pub pools: Vec<PoolRow>,
+    /// When it was created (`YYYY-MM-DD HH:MM` UTC; empty when the controller does not say).
+    pub created: String,
+    /// Who created it (`user@domain`; empty when the controller does not say).
+    #[serde(default)]
+    pub created_by: String,
+}
+
+impl From<kluster::Kluster> for KlusterRow {
+    fn from(k: kluster::Kluster) -> Self {
+        let pools = k
+            .spec
+            .node_pools
+            .iter()
+            .map(|p| {
+                let info = k.status.node_pools.iter().find(|i| i.name == p.name);
+                PoolRow {
+                    name: p.name.clone(),
+                    size: p.size,
+                    running: info.map(|i| i.running),
+                    healthy: info.map_or(0, |i| i.healthy),
+                    schedulable: info.map_or(0, |i| i.schedulable),
+                }
+            })
+            .collect();
+        let meta = k.metadata.unwrap_or_default();
+        let created = meta.creation_timestamp.get(..16).unwrap_or_default();
+        KlusterRow {
+            created: created.replacen('T', " ", 1),
+            created_by: meta.created_by,
+            version: if k.status.version.is_empty() {
+                k.spec.version
+            } else {
+                k.status.version
+            },
+            name: k.name,
+            phase: k.status.phase,
+            pools,
+        }
+    }
+}
+
+/// One page of the list.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KlusterPage {
+    /// The page's klusters, in order.
+    pub rows: Vec<KlusterRow>,
+    /// How many klusters match the search and filter (all pages).
+    pub total: usize,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// How many pages there are (at least 1).
+    pub pages: usize,
+}
+
+/// The list's URL parameters as the browser sent them (`?q=&phase=&sort=&page=`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ListParams {
+    /// Search text.
+    pub q: String,
+    /// Phase filter (empty: all).
+    pub phase: String,
+    /// Sort (`name`, `-created`, …; empty: by name).
+    pub sort: String,
+    /// Page number from 1 (0 and junk: the first).
+    pub page: usize,
+}
+
+impl ListParams {
+    /// The query these parameters ask for (without the page), or the problem in words.
+    pub fn query(&self) -> Result<ListQuery, String> {
+        ListQuery::from_pairs([
+            ("q", self.q.as_str()),
+            ("phase", self.phase.as_str()),
+            ("sort", self.sort.as_str()),
+        ])
+    }
+
+    /// The list's URL with these parameters but `page` (only what differs from the default).
+    pub fn href(&self, page: usize) -> String {
+        let mut pairs: Vec<(&str, String)> = Vec::new();
+        for (k, v) in [("q", &self.q), ("phase", &self.phase), ("sort", &self.sort)] {
+            if !v.trim().is_empty() {
+                pairs.push((k, v.trim().to_string()));
+            }
+        }
+        if page > 1 {
+            pairs.push(("page", page.to_string()));
+        }
+        if pairs.is_empty() {
+            return "/".into();
+        }
+        let query: Vec<String> = pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect();
+        format!("/?{}", query.join("&"))
+    }
+
+    /// The same parameters sorted by `key`: ascending, or descending when already ascending
+    /// by it; back to the first page.
+    pub fn sorted_by(&self, key: &str) -> ListParams {
+        let sort = if self.sort == key || (self.sort.is_empty() && key == "name") {
+            format!("-{key}")
+        } else {
+            key.to_string()
+        };
+        ListParams {
+            sort: if sort == "name" { String::new() } else { sort },
+            page: 1,
+            ..self.clone()
+        }
+    }
+}
+
+/// Percent-encodes a URL query value (everything but unreserved characters).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Page `page` (from 1, clamped to the last) of what `query` selects from a list the
+/// controller answered whole.
+pub fn page_of_all(query: &ListQuery, all: Vec<kluster::Kluster>, page: usize) -> KlusterPage {
+    let total = all.iter().filter(|k| query.matches(k)).count();
+    let pages = total.div_ceil(PER_PAGE).max(1);
+    let page = page.clamp(1, pages);
+    let paged = ListQuery {
+        limit: Some(PER_PAGE),
+        offset: (page - 1) * PER_PAGE,
+        ..query.clone()
+    };
+    page_from(paged.apply(all), page)
+}
+
+/// A page from what the controller (or [`page_of_all`]) selected.
+pub fn page_from(listed: Listed, page: usize) -> KlusterPage {
+    KlusterPage {
+        pages: listed.total.div_ceil(PER_PAGE).max(1),
+        total: listed.total,
+        rows: listed.items.into_iter().map(Into::into).collect(),
+        page,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(n: usize) -> Vec<kluster::Kluster> {
+        (0..n)
+            .map(|i| {
+                let mut k = kluster::Kluster {
+                    name: format!("k{i:03}"),
+                    ..Default::default()
+                };
+                if i % 10 == 0 {
+                    k.status.phase = kluster::KlusterPhase::Running;
+                }
+                k
+            })
+            .collect()
+    }
+
+    fn params(q: &str, phase: &str, sort: &str) -> ListParams {
+        ListParams {
+            q: q.into(),
+            phase: phase.into(),
+            sort: sort.into(),
+            page: 0,
+        }
+    }
+
+    #[test]
+    fn a_whole_answer_is_searched_sorted_and_paged_here() {
+        let q = params("", "", "-name").query().unwrap();
+        let p = page_of_all(&q, all(120), 2);
+        assert_eq!((p.total, p.page, p.pages, p.rows.len()), (120, 2, 3, 50));
+        assert_eq!(p.rows[0].name, "k069");
+        // Past the last page: the last page.
+        let p = page_of_all(&q, all(120), 9);
+        assert_eq!(
+            (p.page, p.rows.len(), p.rows[19].name.as_str()),
+            (3, 20, "k000")
+        );
+        let q = params("K1", "running", "").query().unwrap();
+        let p = page_of_all(&q, all(120), 1);
+        let names: Vec<_> = p.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!((p.total, names), (2, vec!["k100", "k110"]));
+        assert!(params("", "Asleep", "").query().is_err());
+    }
+
+    #[test]
+    fn links_keep_the_query_and_encode_it() {
+        let p = params("a b&c", "Running", "");
+        assert_eq!(p.href(1), "/?q=a%20b%26c&phase=Running");
+        assert_eq!(p.href(3), "/?q=a%20b%26c&phase=Running&page=3");
+        assert_eq!(params("", "", "").href(1), "/");
+        assert_eq!(p.sorted_by("name").sort, "-name");
+        assert_eq!(p.sorted_by("name").sorted_by("name").sort, "");
+        assert_eq!(p.sorted_by("nodes").sort, "nodes");
+        let desc = ListParams {
+            page: 4,
+            ..p.sorted_by("nodes").sorted_by("nodes")
+        };
+        assert_eq!(
+            (desc.sort.as_str(), desc.sorted_by("nodes").page),
+            ("-nodes", 1)
+        );
+    }
+}

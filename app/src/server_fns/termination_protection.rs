@@ -1,0 +1,43 @@
+//! Switch a kluster's termination protection on or off (project admins).
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+
+/// Turns termination protection of kluster `name` on (`enabled` = "true") or off
+/// ("false") (`PUT /api/v1/clusters/{name}/termination-protection`, an extension of Mission
+/// Control's controller). Goes back to the kluster's page.
+#[server(endpoint = "set_termination_protection")]
+pub async fn set_termination_protection(name: String, enabled: String) -> Result<(), AppError> {
+    use crate::ssr::auth::{require, session};
+    use crate::ssr::state;
+    let st = state();
+    let fail = crate::ssr::kluster_form_failure(&name);
+    let rec = require(&session().await?, &st)
+        .await
+        .map_err(fail.clone())?;
+    let enabled: bool = match enabled.as_str() {
+        "true" => true,
+        "false" => false,
+        _ => {
+            return Err(fail.clone()(AppError::BadInput(
+                "Termination protection is either on (true) or off (false).".into(),
+            )))
+        }
+    };
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
+    // A Kubernikus without the route: "does not offer termination protection", in words.
+    st.controller
+        .set_termination_protection(&rec.token, &name, enabled)
+        .await
+        .map_err(|e| fail.clone()(e.into()))?;
+    tracing::info!(
+        kluster = name,
+        enabled,
+        project = rec.project_id,
+        user = rec.user_name,
+        "termination protection set"
+    );
+    leptos_axum::redirect(&format!("/klusters/{name}"));
+    Ok(())
+}

@@ -1,0 +1,326 @@
+//! Admission against the cloud's catalog, without I/O: every pool's flavor, availability
+//! zone and image must exist, and the router, network and load-balancer subnet a request
+//! names must exist and belong together. A refusal names each field's path and the valid
+//! choices (`spec.nodePools[0].flavor: m1.huge is not a flavor of this cloud; choose one of
+//! …`), joined by `; ` like the schema's messages.
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use kluster::{Kluster, NodePool, OpenstackMetadata, Router};
+
+use super::{ApiError, ApiState};
+
+/// What the cloud offers a project: its metadata and the images servers can boot.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    /// Flavors, zones, routers with networks and subnets.
+    pub meta: OpenstackMetadata,
+    /// Image names.
+    pub images: Vec<String>,
+}
+
+/// How long admission waits for the cloud's catalog.
+const WAIT: Duration = Duration::from_secs(10);
+
+impl Catalog {
+    /// Reads the project's catalog from the cloud; 502/504 in words when it cannot.
+    pub async fn of(st: &ApiState, project: &str) -> Result<Catalog, ApiError> {
+        let read = async {
+            let (meta, images) = tokio::join!(st.cloud.metadata(project), st.cloud.images(project));
+            Ok::<_, crate::cloud::CloudError>(Catalog {
+                meta: meta?,
+                images: images?,
+            })
+        };
+        match tokio::time::timeout(WAIT, read).await {
+            Ok(Ok(c)) => Ok(c),
+            Ok(Err(e)) => Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                format!("The cloud's catalog (flavors, zones, images, networks) cannot be read to check the request: {e}; try again shortly"),
+            )),
+            Err(_) => Err(ApiError::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                "The cloud did not say within 10 seconds which flavors, zones, images and networks exist; try again shortly",
+            )),
+        }
+    }
+
+    /// The violations of pool `p` (at `spec.nodePools[i]`); an empty image is the default.
+    fn pool(&self, i: usize, p: &NodePool, errs: &mut Vec<String>) {
+        let at = format!("spec.nodePools[{i}]");
+        let flavors: Vec<&str> = self.meta.flavors.iter().map(|f| f.name.as_str()).collect();
+        if !flavors.contains(&p.flavor.as_str()) {
+            errs.push(unknown(
+                &format!("{at}.flavor"),
+                &p.flavor,
+                "a flavor of this cloud",
+                &flavors,
+            ));
+        }
+        let zones: Vec<&str> = self
+            .meta
+            .availability_zones
+            .iter()
+            .map(|z| z.name.as_str())
+            .collect();
+        if !zones.contains(&p.availability_zone.as_str()) {
+            let what = "an availability zone of this cloud";
+            errs.push(unknown(
+                &format!("{at}.availabilityZone"),
+                &p.availability_zone,
+                what,
+                &zones,
+            ));
+        }
+        let image = if p.image.is_empty() {
+            kluster::defaults::IMAGE
+        } else {
+            p.image.as_str()
+        };
+        let images: Vec<&str> = self.images.iter().map(String::as_str).collect();
+        if !images.contains(&image) {
+            errs.push(unknown(
+                &format!("{at}.image"),
+                image,
+                "an image of this cloud",
+                &images,
+            ));
+        }
+    }
+
+    /// The violations of the router, network and subnet `k` names (empty ones are found
+    /// later, when exactly one fits).
+    fn network(&self, k: &Kluster, errs: &mut Vec<String>) {
+        let os = &k.spec.openstack;
+        let routers: Vec<&Router> = if os.router_id.is_empty() {
+            self.meta.routers.iter().collect()
+        } else {
+            match self.meta.routers.iter().find(|r| r.id == os.router_id) {
+                Some(r) => vec![r],
+                None => {
+                    let all: Vec<String> = self
+                        .meta
+                        .routers
+                        .iter()
+                        .map(|r| named(&r.id, &r.name))
+                        .collect();
+                    errs.push(unknown_of(
+                        "spec.openstack.routerID",
+                        &os.router_id,
+                        "a router of this project",
+                        &all,
+                    ));
+                    return;
+                }
+            }
+        };
+        let networks: Vec<&kluster::Network> = routers.iter().flat_map(|r| &r.networks).collect();
+        let of_router = if os.router_id.is_empty() {
+            "a network of this project's routers".to_string()
+        } else {
+            format!("a network of router {}", os.router_id)
+        };
+        let networks = if os.network_id.is_empty() {
+            networks
+        } else {
+            match networks.iter().find(|n| n.id == os.network_id) {
+                Some(n) => vec![*n],
+                None => {
+                    let all: Vec<String> = networks.iter().map(|n| named(&n.id, &n.name)).collect();
+                    errs.push(unknown_of(
+                        "spec.openstack.networkID",
+                        &os.network_id,
+                        &of_router,
+                        &all,
+                    ));
+                    return;
+                }
+            }
+        };
+        if os.lb_subnet_id.is_empty() {
+            return;
+        }
+        let subnets: Vec<&kluster::Subnet> = networks.iter().flat_map(|n| &n.subnets).collect();
+        if !subnets.iter().any(|s| s.id == os.lb_subnet_id) {
+            let of = if !os.network_id.is_empty() {
+                format!("a subnet of network {}", os.network_id)
+            } else if !os.router_id.is_empty() {
+                format!("a subnet of router {}'s networks", os.router_id)
+            } else {
+                "a subnet of this project's networks".to_string()
+            };
+            let all: Vec<String> = subnets.iter().map(|s| named(&s.id, &s.name)).collect();
+            errs.push(unknown_of(
+                "spec.openstack.lbSubnetID",
+                &os.lb_subnet_id,
+                &of,
+                &all,
+            ));
+        }
+    }
+}
+
+/// Checks new kluster `k` against `catalog`: 422 naming every wrong field and its choices.
+pub fn check_new(k: &Kluster, catalog: &Catalog) -> Result<(), ApiError> {
+    let mut errs = Vec::new();
+    for (i, p) in k.spec.node_pools.iter().enumerate() {
+        catalog.pool(i, p, &mut errs);
+    }
+    if !k.spec.no_cloud {
+        catalog.network(k, &mut errs);
+    }
+    refuse(errs)
+}
+
+/// Checks the pools of `next` that `current` does not have (an update adds them).
+pub fn check_added_pools(
+    current: &Kluster,
+    next: &Kluster,
+    catalog: &Catalog,
+) -> Result<(), ApiError> {
+    let mut errs = Vec::new();
+    for (i, p) in next.spec.node_pools.iter().enumerate() {
+        if !current.spec.node_pools.iter().any(|o| o.name == p.name) {
+            catalog.pool(i, p, &mut errs);
+        }
+    }
+    refuse(errs)
+}
+
+fn refuse(errs: Vec<String>) -> Result<(), ApiError> {
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::unprocessable(errs.join("; ")))
+    }
+}
+
+/// `field: value is not what; choose one of a, b` (or: there is none).
+fn unknown(field: &str, value: &str, what: &str, choices: &[&str]) -> String {
+    let choices: Vec<String> = choices.iter().map(|c| c.to_string()).collect();
+    unknown_of(field, value, what, &choices)
+}
+
+fn unknown_of(field: &str, value: &str, what: &str, choices: &[String]) -> String {
+    if choices.is_empty() {
+        format!("{field}: {value:?} is not {what}, and there is none to choose from")
+    } else {
+        format!(
+            "{field}: {value:?} is not {what}; choose one of {}",
+            choices.join(", ")
+        )
+    }
+}
+
+/// `id (name)`, or the id alone when the name says nothing more.
+fn named(id: &str, name: &str) -> String {
+    if name.is_empty() || name == id {
+        id.to_string()
+    } else {
+        format!("{id} ({name})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloud::sim::{SimCloud, IMAGES};
+
+    fn catalog() -> Catalog {
+        let mut meta = SimCloud::catalog("project1");
+        // A second router with its own network, so that mismatches can be told apart.
+        let mut other = meta.routers[0].clone();
+        other.id = "router-2".into();
+        other.name = "second".into();
+        other.networks[0].id = "net-2".into();
+        other.networks[0].subnets[0].id = "subnet-2".into();
+        meta.routers.push(other);
+        Catalog {
+            meta,
+            images: IMAGES.iter().map(|i| i.to_string()).collect(),
+        }
+    }
+
+    fn request(json: &str) -> Kluster {
+        serde_json::from_str(json).unwrap()
+    }
+
+    fn refused(k: &Kluster) -> String {
+        let e = check_new(k, &catalog()).unwrap_err();
+        assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
+        e.message
+    }
+
+    #[test]
+    fn what_the_catalog_has_passes() {
+        let k = request(
+            r#"{"name":"a","spec":{"openstack":{"routerID":"router-project1","networkID":"net-project1","lbSubnetID":"subnet-project1"},
+                "nodePools":[{"name":"p","flavor":"m1.small","availabilityZone":"az-b"},
+                             {"name":"q","flavor":"m1.large","availabilityZone":"az-a","image":"ubuntu-24.04-amd64"}]}}"#,
+        );
+        check_new(&k, &catalog()).unwrap();
+    }
+
+    #[test]
+    fn unknown_flavors_zones_and_images_name_the_field_and_the_choices() {
+        let k = request(
+            r#"{"name":"a","spec":{"nodePools":[{"name":"p","flavor":"m1.small","availabilityZone":"az-a"},
+                {"name":"q","flavor":"m1.huge","availabilityZone":"az-z","image":"flatcar"}]}}"#,
+        );
+        let m = refused(&k);
+        assert_eq!(
+            m,
+            "spec.nodePools[1].flavor: \"m1.huge\" is not a flavor of this cloud; choose one of m1.small, m1.medium, m1.large, m1.xlarge; \
+             spec.nodePools[1].availabilityZone: \"az-z\" is not an availability zone of this cloud; choose one of az-a, az-b; \
+             spec.nodePools[1].image: \"flatcar\" is not an image of this cloud; choose one of flatcar-stable-amd64, ubuntu-24.04-amd64"
+        );
+    }
+
+    #[test]
+    fn routers_networks_and_subnets_must_exist_and_belong_together() {
+        let os = |router: &str, network: &str, subnet: &str| {
+            request(&format!(
+                r#"{{"name":"a","spec":{{"openstack":{{"routerID":"{router}","networkID":"{network}","lbSubnetID":"{subnet}"}}}}}}"#
+            ))
+        };
+        assert_eq!(
+            refused(&os("router-x", "", "")),
+            "spec.openstack.routerID: \"router-x\" is not a router of this project; choose one of router-project1 (default-router), router-2 (second)"
+        );
+        assert_eq!(
+            refused(&os("router-project1", "net-2", "")),
+            "spec.openstack.networkID: \"net-2\" is not a network of router router-project1; choose one of net-project1 (private)"
+        );
+        assert_eq!(
+            refused(&os("", "net-2", "subnet-project1")),
+            "spec.openstack.lbSubnetID: \"subnet-project1\" is not a subnet of network net-2; choose one of subnet-2 (private-subnet)"
+        );
+        assert_eq!(
+            refused(&os("router-2", "", "subnet-project1")),
+            "spec.openstack.lbSubnetID: \"subnet-project1\" is not a subnet of router router-2's networks; choose one of subnet-2 (private-subnet)"
+        );
+        // A network of any router is fine when no router is named; the pair must match.
+        check_new(&os("", "net-2", "subnet-2"), &catalog()).unwrap();
+        check_new(&os("router-2", "net-2", ""), &catalog()).unwrap();
+    }
+
+    #[test]
+    fn updates_check_only_the_pools_they_add() {
+        let mut cur = request(
+            r#"{"name":"a","spec":{"nodePools":[{"name":"old","flavor":"gone","availabilityZone":"az-a"}]}}"#,
+        );
+        let mut next = cur.clone();
+        check_added_pools(&cur, &next, &catalog()).unwrap();
+        next.spec.node_pools.push(request(r#"{"name":"x","spec":{"nodePools":[{"name":"new","flavor":"m1.tiny","availabilityZone":"az-a"}]}}"#).spec.node_pools.remove(0));
+        let e = check_added_pools(&cur, &next, &catalog()).unwrap_err();
+        assert!(
+            e.message
+                .starts_with("spec.nodePools[1].flavor: \"m1.tiny\" is not a flavor"),
+            "{}",
+            e.message
+        );
+        cur.spec.node_pools.clear();
+        assert!(check_added_pools(&cur, &next, &catalog()).is_err());
+    }
+}

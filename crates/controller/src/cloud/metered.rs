@@ -1,0 +1,138 @@
+//! A [`Cloud`] that times every call of the cloud behind it into the controller's metrics
+//! (`mc_controller_cloud_request_duration_seconds{operation}`, errors by kind). A call
+//! whose future is dropped before it finished (a timeout or a spent budget) counts as
+//! `abandoned`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use crate::metrics::Metrics;
+
+/// Wraps a cloud with call metrics.
+#[derive(Debug)]
+pub struct MeteredCloud {
+    inner: Arc<dyn Cloud>,
+    metrics: Arc<Metrics>,
+}
+
+impl MeteredCloud {
+    /// `inner`, measured into `metrics`.
+    pub fn new(inner: Arc<dyn Cloud>, metrics: Arc<Metrics>) -> Self {
+        MeteredCloud { inner, metrics }
+    }
+}
+
+/// Records the call when dropped: finished (ok or error) or abandoned.
+struct Timer<'a> {
+    metrics: &'a Metrics,
+    operation: &'static str,
+    start: Instant,
+    outcome: Option<bool>,
+}
+
+impl Drop for Timer<'_> {
+    fn drop(&mut self) {
+        let failed = match self.outcome {
+            Some(true) => None,
+            Some(false) => Some("error"),
+            None => Some("abandoned"),
+        };
+        self.metrics
+            .cloud_call(self.operation, self.start.elapsed(), failed);
+    }
+}
+
+fn timed<'a, T: Send + 'a>(
+    metrics: &'a Metrics,
+    operation: &'static str,
+    fut: BoxFuture<'a, Result<T, CloudError>>,
+) -> BoxFuture<'a, Result<T, CloudError>> {
+    Box::pin(async move {
+        let mut timer = Timer {
+            metrics,
+            operation,
+            start: Instant::now(),
+            outcome: None,
+        };
+        let r = fut.await;
+        timer.outcome = Some(r.is_ok());
+        r
+    })
+}
+
+impl Cloud for MeteredCloud {
+    fn metadata<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
+        timed(&self.metrics, "metadata", self.inner.metadata(project))
+    }
+
+    fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        timed(&self.metrics, "images", self.inner.images(project))
+    }
+
+    fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
+        timed(&self.metrics, "quota", self.inner.quota(project))
+    }
+
+    fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
+        timed(&self.metrics, "list_servers", self.inner.servers(project))
+    }
+
+    fn server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        timed(&self.metrics, "show_server", self.inner.server(project, id))
+    }
+
+    fn create_server<'a>(
+        &'a self,
+        project: &'a str,
+        spec: &'a ServerSpec,
+    ) -> BoxFuture<'a, Result<Server, CloudError>> {
+        timed(
+            &self.metrics,
+            "create_server",
+            self.inner.create_server(project, spec),
+        )
+    }
+
+    fn delete_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        timed(
+            &self.metrics,
+            "delete_server",
+            self.inner.delete_server(project, id),
+        )
+    }
+
+    fn resources<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
+        timed(
+            &self.metrics,
+            "list_resources",
+            self.inner.resources(project),
+        )
+    }
+
+    fn delete_resource<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        timed(
+            &self.metrics,
+            "delete_resource",
+            self.inner.delete_resource(project, id),
+        )
+    }
+}

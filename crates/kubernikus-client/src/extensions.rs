@@ -116,11 +116,7 @@ impl Client {
             ("since", &q.since),
             ("project", &q.project),
         ];
-        let query = query_string(
-            pairs
-                .iter()
-                .filter_map(|(k, v)| Some((*k, v.as_deref()?))),
-        );
+        let query = query_string(pairs.iter().filter_map(|(k, v)| Some((*k, v.as_deref()?))));
         let path = format!("/api/v1/audit{query}");
         self.call(Method::GET, token, &path, None::<&()>).await
     }

@@ -97,7 +97,9 @@ impl Client {
             .map(|v| ("if-match", format!("\"{}\"", v.as_str())))
             .into_iter()
             .collect();
-        let resp = self.send(Method::PUT, token, &path, Some(k), &headers).await?;
+        let resp = self
+            .send(Method::PUT, token, &path, Some(k), &headers)
+            .await?;
         decode(resp).await
     }
 

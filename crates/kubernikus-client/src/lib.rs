@@ -143,7 +143,12 @@ impl Client {
         let start = Instant::now();
         let observe = |failed: Option<&'static str>| {
             if let Some(o) = &self.observer {
-                o(method.as_str(), &route_template(path), start.elapsed(), failed);
+                o(
+                    method.as_str(),
+                    &route_template(path),
+                    start.elapsed(),
+                    failed,
+                );
             }
         };
         let resp = match req.header("x-auth-token", token.expose()).send().await {

@@ -26,7 +26,12 @@ async fn serve(app: axum::Router) -> Client {
 }
 
 fn note(seen: &Seen, what: String, h: &HeaderMap) {
-    let hv = |n: &str| h.get(n).and_then(|v| v.to_str().ok()).unwrap_or("-").to_string();
+    let hv = |n: &str| {
+        h.get(n)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-")
+            .to_string()
+    };
     seen.lock().unwrap().push(format!(
         "{what} if-match={} id={} for={}",
         hv("if-match"),
@@ -53,27 +58,47 @@ fn stand_in(seen: Seen) -> axum::Router {
             "/api/v1/clusters/{name}",
             get(|Path(n): Path<String>| async move {
                 if n == "gone" {
-                    return (StatusCode::NOT_FOUND, r#"{"code":404,"message":"no","reason":"NotFound"}"#).into_response();
+                    return (
+                        StatusCode::NOT_FOUND,
+                        r#"{"code":404,"message":"no","reason":"NotFound"}"#,
+                    )
+                        .into_response();
                 }
-                axum::Json(Kluster { name: n, ..Default::default() }).into_response()
+                axum::Json(Kluster {
+                    name: n,
+                    ..Default::default()
+                })
+                .into_response()
             })
-            .put(move |h: HeaderMap, axum::Json(k): axum::Json<Kluster>| async move {
-                note(&s2, format!("put {}", k.name), &h);
-                if h.get("if-match").is_some_and(|v| v != "\"7\"") {
-                    return (StatusCode::PRECONDITION_FAILED, r#"{"code":412,"message":"changed","reason":"PreconditionFailed"}"#).into_response();
-                }
-                axum::Json(k).into_response()
-            }),
+            .put(
+                move |h: HeaderMap, axum::Json(k): axum::Json<Kluster>| async move {
+                    note(&s2, format!("put {}", k.name), &h);
+                    if h.get("if-match").is_some_and(|v| v != "\"7\"") {
+                        return (
+                            StatusCode::PRECONDITION_FAILED,
+                            r#"{"code":412,"message":"changed","reason":"PreconditionFailed"}"#,
+                        )
+                            .into_response();
+                    }
+                    axum::Json(k).into_response()
+                },
+            ),
         )
         .route(
             "/api/v1/clusters/{name}/termination-protection",
-            put(move |Path(n): Path<String>, h: HeaderMap, body: String| async move {
-                note(&s3, format!("protect {n} {body}"), &h);
-                if n == "gone" {
-                    return (StatusCode::NOT_FOUND, r#"{"code":404,"message":"no","reason":"NotFound"}"#).into_response();
-                }
-                StatusCode::NO_CONTENT.into_response()
-            }),
+            put(
+                move |Path(n): Path<String>, h: HeaderMap, body: String| async move {
+                    note(&s3, format!("protect {n} {body}"), &h);
+                    if n == "gone" {
+                        return (
+                            StatusCode::NOT_FOUND,
+                            r#"{"code":404,"message":"no","reason":"NotFound"}"#,
+                        )
+                            .into_response();
+                    }
+                    StatusCode::NO_CONTENT.into_response()
+                },
+            ),
         )
         .route(
             "/api/v1/audit",
@@ -120,7 +145,10 @@ async fn list_query_and_total_if_match_and_the_typed_412() {
     );
     c.update(&t, &k).await.unwrap();
     let seen = seen.lock().unwrap().clone();
-    assert_eq!(seen[0], "list q=a%20b&limit=50&offset=50 if-match=- id=- for=-");
+    assert_eq!(
+        seen[0],
+        "list q=a%20b&limit=50&offset=50 if-match=- id=- for=-"
+    );
     assert_eq!(seen[1], "put a if-match=\"7\" id=- for=-");
     assert_eq!(seen[2], "put a if-match=\"8\" id=- for=-");
     assert_eq!(seen[3], "put a if-match=- id=- for=-");
@@ -195,7 +223,9 @@ async fn audit_and_ops_queries_carry_the_request_and_are_observed() {
         .unwrap()
         .with_observer(Arc::new({
             let calls = calls.clone();
-            move |m: &str, r: &str, _: Duration, f| calls.lock().unwrap().push(format!("{m} {r} {f:?}"))
+            move |m: &str, r: &str, _: Duration, f| {
+                calls.lock().unwrap().push(format!("{m} {r} {f:?}"))
+            }
         }));
     assert!(matches!(down.list(&t).await, Err(Error::Unreachable(_))));
     assert_eq!(

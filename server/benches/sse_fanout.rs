@@ -55,6 +55,9 @@ async fn client(
         .send()
         .await
         .map_err(|e| e.to_string())?;
+    if !r.status().is_success() {
+        return Err(format!("stream refused: {}", r.status()));
+    }
     let mut parser = Parser::new(1 << 20);
     let mut ready = false;
     while let Some(chunk) = r.chunk().await.map_err(|e| e.to_string())? {
@@ -145,6 +148,8 @@ async fn main() {
         .env("MC_CONTROLLER_PHASE_SECONDS", "1")
         .env("MC_CONTROLLER_SERVICE_PASSWORD", "mission-control-secret")
         .env("MC_LOGIN_FAILURES_PER_CLIENT", "100000")
+        // Every stream is the one user's (10 by default).
+        .env("MC_LIVE_STREAMS_PER_USER", (total + 100).to_string())
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::null())
         .spawn()

@@ -16,8 +16,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use kluster::{EventReason, EventType, ProjectEvent};
+use kubernikus_client::sse::Parser;
 use tokio::sync::Mutex;
 
 fn rss_kib(pid: u32) -> u64 {
@@ -39,38 +39,49 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 /// Per client: when it saw each marker (kluster name → instant).
 type Seen = Arc<Mutex<Vec<(String, Instant)>>>;
 
-/// Opens one SSE stream with the session cookie and records every `Terminating` it sees.
-async fn client(addr: String, cookie: String, seen: Seen) -> Result<(), String> {
-    let mut s = TcpStream::connect(&addr).await.map_err(|e| e.to_string())?;
-    let req = format!(
-        "GET /events/stream HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n"
-    );
-    s.write_all(req.as_bytes())
+/// Opens one SSE stream with the session cookie and records, read with the one SSE parser,
+/// when it went live and every kluster whose typed `Terminating` event (reason and type, not
+/// the message) it sees.
+async fn client(
+    http: reqwest::Client,
+    addr: String,
+    cookie: String,
+    seen: Seen,
+) -> Result<(), String> {
+    let mut r = http
+        .get(format!("http://{addr}/events/stream"))
+        .header("cookie", cookie)
+        .header("accept", "text/event-stream")
+        .send()
         .await
         .map_err(|e| e.to_string())?;
-    let mut buf = vec![0u8; 8192];
-    let mut text = String::new();
+    if !r.status().is_success() {
+        return Err(format!("stream refused: {}", r.status()));
+    }
+    let mut parser = Parser::new(1 << 20);
     let mut ready = false;
-    loop {
-        let n = s.read(&mut buf).await.map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Ok(());
-        }
-        text.push_str(&String::from_utf8_lossy(&buf[..n]));
-        if !ready && text.contains("event: live") {
-            ready = true;
-            seen.lock().await.push(("<live>".into(), Instant::now()));
-        }
-        while let Some(i) = text.find(" is terminating") {
-            let start = text[..i].rfind("Kluster ").map_or(i, |s| s + 8);
-            let name = text[start..i].to_string();
-            seen.lock().await.push((name, Instant::now()));
-            text.drain(..i + 15);
-        }
-        if text.len() > 65536 {
-            text.clear();
+    while let Some(chunk) = r.chunk().await.map_err(|e| e.to_string())? {
+        for f in parser.push(&chunk).map_err(|e| e.to_string())? {
+            match f.event.as_str() {
+                "live" if !ready => {
+                    ready = true;
+                    seen.lock().await.push(("<live>".into(), Instant::now()));
+                }
+                "kluster-event" => {
+                    let Ok(e) = serde_json::from_str::<ProjectEvent>(&f.data) else {
+                        continue;
+                    };
+                    let terminating = e.event.event_reason() == EventReason::Terminating
+                        && e.event.event_type() == Some(EventType::Normal);
+                    if terminating {
+                        seen.lock().await.push((e.kluster, Instant::now()));
+                    }
+                }
+                _ => {}
+            }
         }
     }
+    Ok(())
 }
 
 async fn wait_all(seen: &[Seen], marker: &str, deadline: Duration) -> Vec<Instant> {
@@ -89,14 +100,20 @@ async fn wait_all(seen: &[Seen], marker: &str, deadline: Duration) -> Vec<Instan
     }
 }
 
-async fn connect_many(addr: &str, cookie: &str, n: usize, seen: &mut Vec<Seen>) {
+async fn connect_many(
+    http: &reqwest::Client,
+    addr: &str,
+    cookie: &str,
+    n: usize,
+    seen: &mut Vec<Seen>,
+) {
     let start = seen.len();
     for _ in 0..n {
         let s: Seen = Arc::default();
         seen.push(s.clone());
-        let (a, c) = (addr.to_string(), cookie.to_string());
+        let (h, a, c) = (http.clone(), addr.to_string(), cookie.to_string());
         tokio::spawn(async move {
-            if let Err(e) = client(a, c, s).await {
+            if let Err(e) = client(h, a, c, s).await {
                 eprintln!("client: {e}");
             }
         });
@@ -131,6 +148,8 @@ async fn main() {
         .env("MC_CONTROLLER_PHASE_SECONDS", "1")
         .env("MC_CONTROLLER_SERVICE_PASSWORD", "mission-control-secret")
         .env("MC_LOGIN_FAILURES_PER_CLIENT", "100000")
+        // Every stream is the one user's (10 by default).
+        .env("MC_LIVE_STREAMS_PER_USER", (total + 100).to_string())
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -209,10 +228,12 @@ async fn main() {
     };
     let delete = |k: String| call("delete_kluster", vec![("name", k.clone()), ("confirm", k)]);
 
+    // The browsers' streams: one connection each (no idle pool to share).
+    let streams = reqwest::Client::new();
     let base_rss = rss_kib(pid);
     let mut seen: Vec<Seen> = Vec::new();
     println!("connecting 1,000 streams");
-    connect_many(&addr, &cookie, 1000, &mut seen).await;
+    connect_many(&streams, &addr, &cookie, 1000, &mut seen).await;
 
     let mut latencies = Vec::new();
     for round in 0..20 {
@@ -233,7 +254,14 @@ async fn main() {
     );
 
     println!("raising to {total} streams");
-    connect_many(&addr, &cookie, total.saturating_sub(1000), &mut seen).await;
+    connect_many(
+        &streams,
+        &addr,
+        &cookie,
+        total.saturating_sub(1000),
+        &mut seen,
+    )
+    .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss = rss_kib(pid);
     let k = "bench-all".to_string();

@@ -39,13 +39,9 @@ pub async fn download(
     if kluster::validate::kluster_name(&name).is_err() {
         return (StatusCode::NOT_FOUND, "No such kluster.").into_response();
     }
-    let creds: kluster::Credentials = match st
-        .controller
-        .get(&rec.token, &format!("/api/v1/clusters/{name}/credentials"))
-        .await
-    {
+    let creds = match st.controller.credentials(&rec.token, &name).await {
         Ok(c) => c,
-        Err(e) => return error(e),
+        Err(e) => return error(e.into()),
     };
     tracing::info!(
         target: "audit",

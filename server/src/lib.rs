@@ -161,7 +161,6 @@ pub async fn start(
         request: None,
     };
     let hub = live::Hub::new(
-        &controller_url,
         state.controller.clone(),
         config.live_streams_per_user,
         shutdown.clone(),

@@ -5,75 +5,13 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::stream::{event, open, parser, read_until, reason, seqs, Frame};
 use common::{browser, call, create_kluster, keystone_url, login, user_token, TestServer};
+use kluster::EventReason;
 use reqwest::Client;
 use server::config::Settings;
-
-/// (event type, id, data) of one SSE frame.
-type Frame = (String, String, String);
-
-async fn open(c: &Client, srv: &TestServer, last_id: Option<&str>) -> reqwest::Response {
-    let mut req = c
-        .get(format!("{}/events/stream", srv.base))
-        .header("accept", "text/event-stream");
-    if let Some(id) = last_id {
-        req = req.header("last-event-id", id);
-    }
-    let r = req.send().await.unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(r.headers()["content-type"], "text/event-stream");
-    assert_eq!(r.headers()["x-accel-buffering"], "no");
-    assert!(
-        r.headers().get("content-encoding").is_none(),
-        "never compressed"
-    );
-    r
-}
-
-/// Reads frames until `done` holds (or fails after 20 s).
-async fn read_until(
-    r: &mut reqwest::Response,
-    buf: &mut String,
-    frames: &mut Vec<Frame>,
-    done: impl Fn(&[Frame]) -> bool,
-) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done(frames) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let chunk = tokio::time::timeout(left, r.chunk())
-            .await
-            .unwrap_or_else(|_| panic!("stream stalled; frames {frames:?}"))
-            .unwrap()
-            .unwrap_or_else(|| panic!("stream ended; frames {frames:?}"));
-        buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        while let Some(end) = buf.find("\n\n") {
-            let frame: String = buf.drain(..end + 2).collect();
-            let (mut kind, mut id, mut data) = (String::new(), String::new(), String::new());
-            for line in frame.lines() {
-                if let Some(v) = line.strip_prefix("event:") {
-                    kind = v.trim().into();
-                } else if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().into();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data = v.trim().into();
-                }
-            }
-            if !kind.is_empty() {
-                frames.push((kind, id, data));
-            }
-        }
-    }
-}
-
-fn seqs(frames: &[Frame]) -> Vec<i64> {
-    frames
-        .iter()
-        .filter(|f| f.0 == "kluster-event")
-        .map(|f| f.1.parse().unwrap())
-        .collect()
-}
 
 async fn start(data_dir: &std::path::Path, port: u16) -> TestServer {
     let s = Settings {
@@ -165,7 +103,7 @@ async fn events_stream_live_and_a_restart_loses_none() {
     let other = browser();
     login(&other, &srv, "bob", "demo").await;
     let (mut a, mut b) = (open(&c, &srv, None).await, open(&other, &srv, None).await);
-    let (mut abuf, mut bbuf, mut af, mut bf) = (String::new(), String::new(), vec![], vec![]);
+    let (mut abuf, mut bbuf, mut af, mut bf) = (parser(), parser(), vec![], vec![]);
     let live = |f: &[Frame]| f.iter().any(|x| x.0 == "live");
     read_until(&mut a, &mut abuf, &mut af, live).await;
     read_until(&mut b, &mut bbuf, &mut bf, live).await;
@@ -178,7 +116,7 @@ async fn events_stream_live_and_a_restart_loses_none() {
         .unwrap();
 
     create_kluster(&srv, "alice", r#"{"name":"live","spec":{"nodePools":[{"name":"p","size":2,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
-    let running = |f: &[Frame]| f.iter().any(|x| x.2.contains("\"reason\":\"Running\""));
+    let running = |f: &[Frame]| f.iter().any(|x| reason(x) == Some(EventReason::Running));
     read_until(&mut a, &mut abuf, &mut af, running).await;
     read_until(&mut b, &mut bbuf, &mut bf, running).await;
     let first: serde_json::Value =
@@ -211,7 +149,7 @@ async fn events_stream_live_and_a_restart_loses_none() {
     // The kluster keeps changing (its nodes come up) before the browser is back.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut again = open(&c, &srv, Some(&last)).await;
-    let (mut buf, mut frames) = (String::new(), vec![]);
+    let (mut buf, mut frames) = (parser(), vec![]);
     let expected = truth(&srv, last.parse().unwrap()).await;
     assert!(
         !expected.is_empty(),
@@ -285,7 +223,7 @@ async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themsel
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
     let mut r = open(&c, &srv, None).await;
-    let (mut buf, mut frames) = (String::new(), vec![]);
+    let (mut buf, mut frames) = (parser(), vec![]);
     read_until(&mut r, &mut buf, &mut frames, |f| {
         f.iter().any(|x| x.0 == "live")
     })
@@ -314,104 +252,9 @@ async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themsel
     assert_eq!(created.status(), 201);
     read_until(&mut r, &mut buf, &mut frames, |f| {
         f.iter()
-            .any(|x| x.0 == "kluster-event" && x.2.contains("\"kluster\":\"back\""))
+            .any(|x| event(x).is_some_and(|e| e.kluster == "back"))
     })
     .await;
     drop(srv);
     let _ = std::fs::remove_dir_all(dir);
-}
-
-/// A Kubernikus without the event-stream extension: the embedded controller behind a proxy
-/// that answers 404 for `/api/v1/events…`.
-async fn plain_kubernikus(upstream: String) -> String {
-    use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
-    async fn forward(
-        State((http, upstream)): State<(Client, String)>,
-        req: Request<Body>,
-    ) -> axum::response::Response {
-        let path = req
-            .uri()
-            .path_and_query()
-            .map(|p| p.as_str().to_string())
-            .unwrap_or_default();
-        if path.starts_with("/api/v1/events") {
-            return (
-                axum::http::StatusCode::NOT_FOUND,
-                r#"{"code":404,"message":"Not found"}"#,
-            )
-                .into_response();
-        }
-        let mut out = http.request(req.method().clone(), format!("{upstream}{path}"));
-        if let Some(t) = req.headers().get("x-auth-token") {
-            out = out.header("x-auth-token", t.clone());
-        }
-        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
-            .await
-            .unwrap_or_default();
-        let r = out.body(body).send().await.unwrap();
-        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
-        (status, r.bytes().await.unwrap_or_default()).into_response()
-    }
-    let app = axum::Router::new()
-        .fallback(forward)
-        .with_state((Client::new(), upstream));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
-}
-
-#[tokio::test]
-async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates() {
-    // A dashboard with its embedded controller provides the real controller…
-    let backing = common::spawn(|s| s.controller_phase_seconds = Some(1.0)).await;
-    let proxy = plain_kubernikus(backing.controller_url.clone()).await;
-    // …and a second dashboard talks to it through the proxy, like to an old Kubernikus.
-    let srv = common::spawn(|s| s.controller_url = Some(proxy.clone())).await;
-    let c = browser();
-    login(&c, &srv, "alice", "demo").await;
-    let mut r = open(&c, &srv, None).await;
-    let (mut buf, mut frames) = (String::new(), vec![]);
-    read_until(&mut r, &mut buf, &mut frames, |f| {
-        f.iter().any(|x| x.0 == "live")
-    })
-    .await;
-    // More nodes than the quota allows: its FailedCreateNode warning repeats (aggregated).
-    create_kluster(&backing, "alice", r#"{"name":"polled","spec":{"nodePools":[{"name":"p","size":11,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
-    read_until(&mut r, &mut buf, &mut frames, |f| {
-        f.iter().any(|x| x.2.contains("\"reason\":\"Running\""))
-            && f.iter()
-                .filter(|x| x.2.contains("\"reason\":\"FailedCreateNode\""))
-                .count()
-                >= 2
-    })
-    .await;
-    // Let a few more polls pass: nothing already delivered comes again.
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    let events: Vec<serde_json::Value> = frames
-        .iter()
-        .filter(|x| x.0 == "kluster-event")
-        .map(|x| serde_json::from_str(&x.2).unwrap())
-        .collect();
-    let mut keys: Vec<String> = events
-        .iter()
-        .map(|e| format!("{} {} {}", e["reason"], e["message"], e["count"]))
-        .collect();
-    assert!(keys.iter().any(|k| k.contains("Creating")), "{keys:?}");
-    // A repeat keeps its event's id; different events have different ids.
-    let ids = |reason: &str| {
-        let mut v: Vec<i64> = events
-            .iter()
-            .filter(|e| e["reason"] == reason)
-            .map(|e| e["id"].as_i64().unwrap())
-            .collect();
-        v.dedup();
-        v
-    };
-    assert_eq!(ids("FailedCreateNode").len(), 1, "one event, counted up");
-    assert_ne!(ids("FailedCreateNode"), ids("Creating"));
-    let n = keys.len();
-    keys.sort();
-    keys.dedup();
-    assert_eq!(keys.len(), n, "no event twice");
 }

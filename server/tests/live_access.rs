@@ -104,19 +104,24 @@ async fn stream(c: &Client, srv: &TestServer) -> reqwest::Response {
         .unwrap()
 }
 
-/// Reads the stream until a frame `event: <kind>` arrives; panics after 15 s.
+/// Reads the stream (with the one SSE parser) until a frame `event: <kind>` arrives and
+/// returns its data line; panics after 15 s.
 async fn wait_for(r: &mut reqwest::Response, kind: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
-    let mut buf = String::new();
-    let needle = format!("event: {kind}\n");
+    let mut parser = kubernikus_client::sse::Parser::new(1 << 20);
+    let mut got = Vec::new();
     loop {
-        if let Some(i) = buf.find(&needle) {
-            return buf[i..].lines().nth(1).unwrap_or_default().to_string();
-        }
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, r.chunk()).await {
-            Ok(Ok(Some(c))) => buf.push_str(&String::from_utf8_lossy(&c)),
-            other => panic!("no `{kind}` frame ({other:?}); got {buf:?}"),
+            Ok(Ok(Some(c))) => {
+                for f in parser.push(&c).expect("frames under the bound") {
+                    if f.event == kind {
+                        return format!("data: {}", f.data);
+                    }
+                    got.push(f);
+                }
+            }
+            other => panic!("no `{kind}` frame ({other:?}); got {got:?}"),
         }
     }
 }

@@ -16,7 +16,7 @@ pub async fn audit_records(
     project: String,
 ) -> Result<Vec<kluster::AuditRecord>, AppError> {
     use crate::ssr::auth::{require, session};
-    use crate::ssr::{fail, percent_encode, state};
+    use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
     if !since_is_valid(&since) {
@@ -25,26 +25,23 @@ pub async fn audit_records(
             since.chars().take(40).collect::<String>()
         ))));
     }
-    let mut query = vec!["limit=200".to_string()];
-    for (k, v) in [
-        ("kluster", &kluster),
-        ("user", &user),
-        ("action", &action),
-        ("since", &since),
-        ("project", &project),
-    ] {
+    // Each filter trimmed and at most 128 characters; empty: no filter.
+    let filter = |v: &str| {
         let v = v.trim();
-        if !v.is_empty() {
-            query.push(format!(
-                "{k}={}",
-                percent_encode(&v.chars().take(128).collect::<String>())
-            ));
-        }
-    }
+        (!v.is_empty()).then(|| v.chars().take(128).collect::<String>())
+    };
+    let q = kubernikus_client::AuditQuery {
+        limit: Some(200),
+        kluster: filter(&kluster),
+        user: filter(&user),
+        action: filter(&action),
+        since: filter(&since),
+        project: filter(&project),
+    };
     st.controller
-        .get(&rec.token, &format!("/api/v1/audit?{}", query.join("&")))
+        .audit(&rec.token, &q)
         .await
-        .map_err(fail)
+        .map_err(|e| fail(e.into()))
 }
 
 /// Whether `since` is a date (`2024-05-01`) or a date and time (`2024-05-01T10:00`, UTC),

@@ -26,11 +26,11 @@ pub async fn get_create_context(retry: bool) -> Result<CreateContext, AppError> 
     };
     let c = &st.controller;
     let (metadata, quota, info) = tokio::join!(
-        c.get::<kluster::OpenstackMetadata>(&rec.token, "/api/v1/openstack/metadata"),
-        c.get::<kluster::Quota>(&rec.token, "/api/v1/openstack/quota"),
-        c.get::<kluster::Info>(&rec.token, "/info"),
+        c.metadata(&rec.token),
+        c.quota(&rec.token),
+        c.api_info(&rec.token),
     );
-    let info = info.map_err(fail)?;
+    let info = info.map_err(|e| fail(e.into()))?;
     let mut versions = if info.available_cluster_versions.is_empty() {
         info.supported_cluster_versions
     } else {
@@ -44,7 +44,7 @@ pub async fn get_create_context(retry: bool) -> Result<CreateContext, AppError> 
         versions.insert(0, default);
     }
     Ok(CreateContext {
-        metadata: metadata.map_err(fail)?,
+        metadata: metadata.map_err(|e| fail(e.into()))?,
         // A real Kubernikus has no quota endpoint: the form then shows no quota summary.
         quota: quota.ok(),
         versions,

@@ -26,14 +26,7 @@ pub async fn create_kluster(form: KlusterForm) -> Result<(), AppError> {
         if !problems.0.is_empty() {
             return Err(AppError::Invalid(problems.0));
         }
-        st.controller
-            .write(
-                reqwest::Method::POST,
-                &rec.token,
-                "/api/v1/clusters",
-                Some(&k),
-            )
-            .await?;
+        st.controller.create(&rec.token, &k).await?;
         tracing::info!(
             kluster = k.name,
             project = rec.project_id,

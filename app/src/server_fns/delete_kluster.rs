@@ -21,11 +21,11 @@ pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppErro
             message: format!("Type {name} to confirm."),
         }])));
     }
-    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     st.controller
-        .write(reqwest::Method::DELETE, &rec.token, &path, None::<&()>)
+        .terminate(&rec.token, &name)
         .await
-        .map_err(fail.clone())?;
+        .map_err(|e| fail.clone()(e.into()))?;
     tracing::info!(
         kluster = name,
         project = rec.project_id,

@@ -47,12 +47,12 @@ pub async fn edit_kluster(
     let rec = require(&session().await?, &st)
         .await
         .map_err(fail.clone())?;
-    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let what = format!("{edit:?}");
     crate::ssr::controller::update_spec(
         &st.controller,
         &rec.token,
-        &path,
+        &name,
         version.as_deref(),
         |spec| {
             match edit {

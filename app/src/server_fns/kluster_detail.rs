@@ -13,24 +13,20 @@ pub async fn get_kluster_detail(name: String) -> Result<KlusterDetail, AppError>
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    let path = crate::ssr::kluster_path(&name).map_err(fail)?;
+    crate::ssr::kluster_name(&name).map_err(fail)?;
     let c = &st.controller;
-    let (events_path, info_path) = (format!("{path}/events"), format!("{path}/info"));
     let (kluster, events, info) = tokio::join!(
-        c.get::<kluster::Kluster>(&rec.token, &path),
-        c.get::<Vec<kluster::Event>>(&rec.token, &events_path),
-        c.get::<kluster::KlusterInfo>(&rec.token, &info_path),
+        c.get(&rec.token, &name),
+        c.events(&rec.token, &name),
+        c.info(&rec.token, &name),
     );
     let mut events = events.unwrap_or_default();
     events.reverse();
-    let kluster = kluster.map_err(fail)?;
+    let kluster = kluster.map_err(|e| fail(e.into()))?;
     let is_admin = rec.roles.iter().any(|r| r == "kubernetes_admin");
     // What an admin may change to: versions by the update rules, flavors and zones.
     let (upgrades, flavors, zones) = if is_admin {
-        let (info, meta) = tokio::join!(
-            c.get::<kluster::Info>(&rec.token, "/info"),
-            c.get::<kluster::OpenstackMetadata>(&rec.token, "/api/v1/openstack/metadata"),
-        );
+        let (info, meta) = tokio::join!(c.api_info(&rec.token), c.metadata(&rec.token),);
         let current = &kluster.spec.version;
         let upgrades = info
             .map(|i| i.supported_cluster_versions)

@@ -20,12 +20,9 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     let page = params.page.max(1);
     query.limit = Some(PER_PAGE);
     query.offset = (page - 1) * PER_PAGE;
-    let path = "/api/v1/clusters";
-    let (items, total): (Vec<kluster::Kluster>, _) = st
-        .controller
-        .get_listed(&rec.token, path, &query.to_pairs())
-        .await
-        .map_err(fail)?;
+    let c = &st.controller;
+    let listed = c.list_page(&rec.token, &query).await;
+    let kubernikus_client::Page { items, total } = listed.map_err(|e| fail(e.into()))?;
     let Some(total) = total else {
         return Ok(page_of_all(&query, items, page));
     };
@@ -36,11 +33,8 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     }
     // Past the last page (the list shrank, or a typed URL): the last one.
     query.offset = (pages - 1) * PER_PAGE;
-    let (items, total) = st
-        .controller
-        .get_listed(&rec.token, path, &query.to_pairs())
-        .await
-        .map_err(fail)?;
+    let listed = c.list_page(&rec.token, &query).await;
+    let kubernikus_client::Page { items, total } = listed.map_err(|e| fail(e.into()))?;
     let listed = kluster::listing::Listed {
         total: total.unwrap_or(0),
         items,

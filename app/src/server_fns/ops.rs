@@ -14,9 +14,9 @@ pub async fn ops_attention() -> Result<Vec<kluster::Attention>, AppError> {
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
     st.controller
-        .get(&rec.token, "/api/v1/ops/attention")
+        .ops_attention(&rec.token)
         .await
-        .map_err(fail)
+        .map_err(|e| fail(e.into()))
 }
 
 /// Each project's quota use.
@@ -27,22 +27,22 @@ pub async fn ops_quotas() -> Result<Vec<kluster::ProjectQuota>, AppError> {
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
     st.controller
-        .get(&rec.token, "/api/v1/ops/quotas")
+        .ops_quotas(&rec.token)
         .await
-        .map_err(fail)
+        .map_err(|e| fail(e.into()))
 }
 
 /// The newest 300 events of every project (or of `project`), oldest first.
 #[server(endpoint = "ops_events")]
 pub async fn ops_events(project: String) -> Result<Vec<kluster::OpsEvent>, AppError> {
     use crate::ssr::auth::{require, session};
-    use crate::ssr::{fail, percent_encode, state};
+    use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    let mut path = "/api/v1/ops/events?last=300".to_string();
     let project = project.trim();
-    if !project.is_empty() {
-        path.push_str(&format!("&project={}", percent_encode(project)));
-    }
-    st.controller.get(&rec.token, &path).await.map_err(fail)
+    let project = (!project.is_empty()).then_some(project);
+    st.controller
+        .ops_events(&rec.token, 300, project)
+        .await
+        .map_err(|e| fail(e.into()))
 }

@@ -12,13 +12,14 @@ pub async fn recent_events() -> Result<Vec<kluster::ProjectEvent>, AppError> {
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    match st
-        .controller
-        .get(&rec.token, "/api/v1/events?last=200")
-        .await
-    {
+    let q = kubernikus_client::EventsQuery {
+        last: Some(200),
+        ..Default::default()
+    };
+    match st.controller.project_events(&rec.token, &q).await {
         Ok(list) => Ok(list),
-        Err(AppError::NotFound(_)) => Ok(Vec::new()),
-        Err(e) => Err(fail(e)),
+        // A Kubernikus without the extension: no project timeline.
+        Err(e) if e.status() == Some(404) => Ok(Vec::new()),
+        Err(e) => Err(fail(e.into())),
     }
 }

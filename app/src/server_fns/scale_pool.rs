@@ -35,9 +35,9 @@ pub async fn scale_pool(
             message,
         }])));
     }
-    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let shown = version.as_deref();
-    crate::ssr::controller::update_spec(&st.controller, &rec.token, &path, shown, |spec| {
+    crate::ssr::controller::update_spec(&st.controller, &rec.token, &name, shown, |spec| {
         let Some(p) = spec.node_pools.iter_mut().find(|p| p.name == pool) else {
             return Err(AppError::NotFound(format!(
                 "Kluster {name} has no node pool {pool}."

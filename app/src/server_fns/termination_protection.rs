@@ -25,23 +25,12 @@ pub async fn set_termination_protection(name: String, enabled: String) -> Result
             )))
         }
     };
-    let path = crate::ssr::kluster_path(&name).map_err(fail.clone())?;
-    let body = serde_json::json!({ "enabled": enabled });
+    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
+    // A Kubernikus without the route: "does not offer termination protection", in words.
     st.controller
-        .write(
-            reqwest::Method::PUT,
-            &rec.token,
-            &format!("{path}/termination-protection"),
-            Some(&body),
-        )
+        .set_termination_protection(&rec.token, &name, enabled)
         .await
-        .map_err(|e| match e {
-            AppError::NotFound(_) if !e.to_string().contains(&name) => {
-                AppError::BadInput("This Kubernikus does not offer termination protection.".into())
-            }
-            e => e,
-        })
-        .map_err(fail.clone())?;
+        .map_err(|e| fail.clone()(e.into()))?;
     tracing::info!(
         kluster = name,
         enabled,

@@ -241,8 +241,8 @@ pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone
     let plain = is_plain_form_post();
     let back = format!(
         "/klusters/{}",
-        kluster_path(name)
-            .map(|_| name.to_string())
+        kluster_name(name)
+            .map(|()| name.to_string())
             .unwrap_or_default()
     );
     move |e: AppError| {
@@ -254,14 +254,13 @@ pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone
     }
 }
 
-/// The controller path of kluster `name`; a name that breaks the naming rules (and so
-/// could reach another path of the controller) is not found.
-pub fn kluster_path(name: &str) -> Result<String, AppError> {
+/// `Ok` for a kluster name that keeps the naming rules (recorded into the request's span);
+/// a name that breaks them is not found (without asking the controller).
+pub fn kluster_name(name: &str) -> Result<(), AppError> {
     if let Some(m) = request_meta() {
         m.span.record("kluster", name);
     }
     kluster::validate::kluster_name(name)
-        .map(|()| format!("/api/v1/clusters/{name}"))
         .map_err(|_| AppError::NotFound(format!("There is no kluster named {name:?}.")))
 }
 
@@ -282,17 +281,8 @@ pub fn ssh_fingerprint(key: &str) -> String {
     }
 }
 
-/// `s` percent-encoded for a URL query value or path segment (unreserved characters kept).
-pub fn percent_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
+/// `s` percent-encoded for a URL query value or path segment (the client crate's).
+pub use kubernikus_client::percent_encode;
 
 #[cfg(test)]
 mod tests {

@@ -138,7 +138,7 @@ async fn read_frames(
     r: &mut reqwest::Response,
     done: impl Fn(&[(String, String, String)]) -> bool,
 ) -> Vec<(String, String, String)> {
-    let mut buf = String::new();
+    let mut parser = kubernikus_client::sse::Parser::new(1 << 20);
     let mut frames = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(15);
     while !done(&frames) {
@@ -148,21 +148,9 @@ async fn read_frames(
             .unwrap_or_else(|_| panic!("stream stalled; frames so far {frames:?}"))
             .unwrap()
             .expect("stream ended early");
-        buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        while let Some(end) = buf.find("\n\n") {
-            let frame: String = buf.drain(..end + 2).collect();
-            let (mut kind, mut id, mut data) = (String::new(), String::new(), String::new());
-            for line in frame.lines() {
-                if let Some(v) = line.strip_prefix("event:") {
-                    kind = v.trim().into();
-                } else if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().into();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data = v.trim().into();
-                }
-            }
-            if !kind.is_empty() {
-                frames.push((kind, id, data));
+        for f in parser.push(&chunk).expect("frames under the bound") {
+            if !f.event.is_empty() {
+                frames.push((f.event, f.id.unwrap_or_default(), f.data.trim().into()));
             }
         }
     }

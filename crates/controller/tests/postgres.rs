@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::pg::fresh_database;
 use controller::store::{Database, Store};
+use futures_util::StreamExt;
 use kluster::{EventReason, EventType};
 
 #[tokio::test]
@@ -79,14 +80,13 @@ async fn two_replicas_share_klusters_the_cloud_and_each_others_events() {
     let token = common::token("alice", "demo").await;
     let http = reqwest::Client::new();
     let (ua, ub) = (format!("http://{}", a.addr), format!("http://{}", b.addr));
-    // B's event stream, opened before anything happens.
-    let mut stream = http
-        .get(format!("{ub}/api/v1/events/stream"))
-        .header("x-auth-token", &token)
-        .send()
+    // B's event stream (the typed client's, read with the one SSE parser), opened before
+    // anything happens.
+    let b_api = kubernikus_client::Client::new(&ub).unwrap();
+    let mut stream = b_api
+        .event_stream(&keystone::TokenSecret::new(token.as_str()), None)
         .await
         .unwrap();
-    assert_eq!(stream.status(), 200);
     let created = http
         .post(format!("{ua}/api/v1/clusters"))
         .header("x-auth-token", &token)
@@ -106,18 +106,23 @@ async fn two_replicas_share_klusters_the_cloud_and_each_others_events() {
         .unwrap();
     assert_eq!(listed.len(), 1, "B sees what A stored");
     // Whichever replica reconciles, B's stream carries the events (NOTIFY wakes it).
-    let mut text = String::new();
+    let (mut running, mut created_nodes, mut seen) = (false, 0, Vec::new());
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !(text.contains("\"reason\":\"Running\"")
-        && text.matches("SuccessfulCreateNode").count() >= 2)
-    {
+    while !(running && created_nodes >= 2) {
         let left = deadline.saturating_duration_since(Instant::now());
-        let chunk = tokio::time::timeout(left, stream.chunk())
+        let next = tokio::time::timeout(left, stream.next())
             .await
-            .unwrap_or_else(|_| panic!("B's stream stalled: {text}"))
-            .unwrap()
+            .unwrap_or_else(|_| panic!("B's stream stalled: {seen:?}"))
+            .expect("B's stream goes on")
             .unwrap();
-        text.push_str(&String::from_utf8_lossy(&chunk));
+        if let kubernikus_client::StreamEvent::Event(e) = &next {
+            match e.event.event_reason() {
+                EventReason::Running => running = true,
+                EventReason::SuccessfulCreateNode => created_nodes += 1,
+                _ => {}
+            }
+        }
+        seen.push(next);
     }
     // The simulated cloud is one: both replicas' quota views count the same two servers.
     for base in [&ua, &ub] {

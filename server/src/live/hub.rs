@@ -11,7 +11,7 @@ use kluster::ProjectEvent;
 use tokio::sync::{broadcast, watch};
 
 use app::error::AppError;
-use app::ssr::{percent_encode, ControllerClient};
+use app::ssr::ControllerClient;
 
 /// Events buffered per project for slow browsers before they are told to resync.
 const BUFFER: usize = 1024;
@@ -98,11 +98,7 @@ type Verdict = (Instant, Result<(), AppError>);
 
 /// The fan-out: one feed per project with at least one browser.
 pub struct Hub {
-    /// Base URL of the controller, for its event stream.
-    pub(super) controller: String,
-    /// Client for that stream (no overall timeout: it is long-lived).
-    pub(super) http: reqwest::Client,
-    /// The dashboard's client of the controller's JSON API.
+    /// The dashboard's client of the controller (its JSON API and its event stream).
     pub(super) api: ControllerClient,
     feeds: Mutex<HashMap<String, Arc<Feed>>>,
     next_client: AtomicU64,
@@ -118,7 +114,7 @@ pub struct Hub {
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hub")
-            .field("controller", &self.controller)
+            .field("controller", &self.api.base())
             .finish_non_exhaustive()
     }
 }
@@ -166,21 +162,14 @@ impl Drop for StreamSlot {
 }
 
 impl Hub {
-    /// A hub for the controller at `controller` (base URL), read through `api`; a session
-    /// and a user may hold `max_streams` streams; streams end on `stop`.
+    /// A hub for the controller read through `api`; a session and a user may hold
+    /// `max_streams` streams; streams end on `stop`.
     pub fn new(
-        controller: &str,
         api: ControllerClient,
         max_streams: usize,
         stop: controller::run::Shutdown,
     ) -> Arc<Hub> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(3))
-            .build()
-            .unwrap_or_default();
         Arc::new(Hub {
-            controller: controller.trim_end_matches('/').to_string(),
-            http,
             api,
             feeds: Mutex::default(),
             next_client: AtomicU64::new(0),
@@ -269,11 +258,9 @@ impl Hub {
     async fn fetch(
         &self,
         token: &keystone::TokenSecret,
-        query: &str,
+        q: &kubernikus_client::EventsQuery,
     ) -> Result<Vec<ProjectEvent>, AppError> {
-        self.api
-            .get(token, &format!("/api/v1/events?{query}"))
-            .await
+        Ok(self.api.project_events(token, q).await?)
     }
 
     /// Whether the controller lets `token` read the project's events (its policy decides);
@@ -291,14 +278,16 @@ impl Hub {
         {
             return verdict.clone();
         }
-        let verdict = match self.fetch(token, "last=1").await {
+        let last = kubernikus_client::EventsQuery {
+            last: Some(1),
+            ..Default::default()
+        };
+        let verdict = match self.fetch(token, &last).await {
             Ok(_) => Ok(()),
             // A Kubernikus without the extension: its cluster list has the same audience.
-            Err(AppError::NotFound(_)) => self
-                .api
-                .get::<serde::de::IgnoredAny>(token, "/api/v1/clusters")
-                .await
-                .map(drop),
+            Err(AppError::NotFound(_)) => {
+                self.api.list(token).await.map(drop).map_err(AppError::from)
+            }
             Err(e) => Err(e),
         };
         // "Unavailable" is not an answer worth keeping.
@@ -323,10 +312,12 @@ impl Hub {
         let mut out = Vec::new();
         let mut after = after;
         loop {
-            let mut q = format!("after={after}&limit={PAGE}");
-            if let Some(k) = kluster {
-                q.push_str(&format!("&kluster={}", percent_encode(k)));
-            }
+            let q = kubernikus_client::EventsQuery {
+                after: Some(after),
+                limit: Some(PAGE),
+                kluster: kluster.map(String::from),
+                ..Default::default()
+            };
             let page = self.fetch(token, &q).await?;
             let full = page.len() == PAGE;
             if let Some(last) = page.last() {

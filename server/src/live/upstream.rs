@@ -12,7 +12,8 @@ use kluster::ProjectEvent;
 
 use super::hub::{Feed, Hub, Item, Upstream};
 use app::error::AppError;
-use app::ssr::percent_encode;
+use futures_util::StreamExt;
+use kubernikus_client::StreamEvent;
 
 /// Poll interval against a Kubernikus without an event stream.
 const POLL: Duration = Duration::from_secs(5);
@@ -97,74 +98,37 @@ async fn attempt(
     token: &keystone::TokenSecret,
     last: &mut Option<i64>,
 ) -> Ended {
-    let mut url = format!("{}/api/v1/events/stream", hub.controller);
-    if let Some(l) = last {
-        url.push_str(&format!("?after={l}"));
-    }
-    let resp = match hub
-        .http
-        .get(&url)
-        .header("x-auth-token", token.expose())
-        .send()
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => return Ended::Lost(e.without_url().to_string()),
+    let mut stream = match hub.api.event_stream(token, *last).await {
+        Ok(s) => s,
+        Err(e) => {
+            return match e.status() {
+                Some(401 | 403) => Ended::Refused,
+                Some(404) => match poll(hub, feed, token, last).await {
+                    Err(AppError::SessionExpired | AppError::Forbidden(_)) => Ended::Refused,
+                    Err(e) => Ended::Lost(e.to_string()),
+                    Ok(()) => Ended::Lost("polling ended".into()),
+                },
+                Some(s) => Ended::Lost(format!("controller answered {s}")),
+                None => Ended::Lost(e.to_string()),
+            }
+        }
     };
-    match resp.status().as_u16() {
-        200 => {}
-        401 | 403 => return Ended::Refused,
-        404 => {
-            return match poll(hub, feed, token, last).await {
-                Err(AppError::SessionExpired | AppError::Forbidden(_)) => Ended::Refused,
-                Err(e) => Ended::Lost(e.to_string()),
-                Ok(()) => Ended::Lost("polling ended".into()),
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(StreamEvent::Kluster(name)) => {
+                let _ = feed.tx.send(Item::Changed(name.into()));
             }
-        }
-        s => return Ended::Lost(format!("controller answered {s}")),
-    }
-    let mut resp = resp;
-    let mut buf = String::new();
-    loop {
-        let chunk = match resp.chunk().await {
-            Ok(Some(c)) => c,
-            Ok(None) => return Ended::Lost("the controller ended the stream".into()),
-            Err(e) => return Ended::Lost(e.without_url().to_string()),
-        };
-        buf.push_str(&String::from_utf8_lossy(&chunk));
-        if buf.len() > 4 << 20 {
-            return Ended::Lost("an event frame over 4 MB".into());
-        }
-        while let Some(end) = buf.find("\n\n") {
-            let frame: String = buf.drain(..end + 2).collect();
-            let (mut kind, mut data) = (String::new(), String::new());
-            for line in frame.lines() {
-                if let Some(v) = line.strip_prefix("event:") {
-                    kind = v.trim().to_string();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data.push_str(v.trim_start());
-                }
+            Ok(StreamEvent::Ready(from)) => {
+                let at = *last.get_or_insert(from);
+                feed.latest.fetch_max(at, Ordering::Relaxed);
+                feed.status.send_replace(Upstream::Live(at));
             }
-            match kind.as_str() {
-                "kluster" => {
-                    let _ = feed.tx.send(Item::Changed(data.trim().into()));
-                }
-                "ready" => {
-                    let from = data.trim().parse().unwrap_or(0);
-                    let at = *last.get_or_insert(from);
-                    feed.latest.fetch_max(at, Ordering::Relaxed);
-                    feed.status.send_replace(Upstream::Live(at));
-                }
-                "event" => {
-                    if let Ok(e) = serde_json::from_str::<ProjectEvent>(&data) {
-                        pass_on(feed, last, e);
-                    }
-                }
-                "unauthorized" => return Ended::Refused,
-                _ => {}
-            }
+            Ok(StreamEvent::Event(e)) => pass_on(feed, last, e),
+            Ok(StreamEvent::Unauthorized) => return Ended::Refused,
+            Err(e) => return Ended::Lost(e.to_string()),
         }
     }
+    Ended::Lost("the controller ended the stream".into())
 }
 
 /// The polling fallback (a Kubernikus without the stream extension): each kluster's events
@@ -184,11 +148,10 @@ async fn poll(
     let mut seq = last.unwrap_or(0);
     let mut first = true;
     loop {
-        let klusters: Vec<kluster::Kluster> = hub.api.get(token, "/api/v1/clusters").await?;
+        let klusters = hub.api.list(token).await?;
         let mut listed: HashMap<Key, (i64, i64, String)> = HashMap::new();
         for k in klusters {
-            let path = format!("/api/v1/clusters/{}/events", percent_encode(&k.name));
-            let events: Vec<kluster::Event> = hub.api.get(token, &path).await?;
+            let events = hub.api.events(token, &k.name).await?;
             for e in events {
                 if listed.len() >= POLL_MEMORY {
                     break;

@@ -69,16 +69,18 @@ pub async fn lease_holder_pid(db: &str) -> Option<u32> {
     holder.rsplit('-').nth(1)?.parse().ok()
 }
 
-/// Reads SSE frames; `(event, id)` pairs of `kluster-event`s go to `seen`.
-pub async fn read_events(r: &mut reqwest::Response, buf: &mut String, seen: &mut Vec<i64>) -> bool {
+/// Reads SSE frames (with the one SSE parser); the ids of `kluster-event`s go to `seen`.
+pub async fn read_events(
+    r: &mut reqwest::Response,
+    parser: &mut kubernikus_client::sse::Parser,
+    seen: &mut Vec<i64>,
+) -> bool {
     match tokio::time::timeout(Duration::from_millis(300), r.chunk()).await {
         Err(_) => true,
         Ok(Ok(Some(c))) => {
-            buf.push_str(&String::from_utf8_lossy(&c));
-            while let Some(end) = buf.find("\n\n") {
-                let frame: String = buf.drain(..end + 2).collect();
-                if frame.contains("event: kluster-event") {
-                    if let Some(id) = frame.lines().find_map(|l| l.strip_prefix("id: ")) {
+            for f in parser.push(&c).expect("frames under the bound") {
+                if f.event == "kluster-event" {
+                    if let Some(id) = f.id {
                         seen.push(id.trim().parse().unwrap());
                     }
                 }
@@ -87,6 +89,11 @@ pub async fn read_events(r: &mut reqwest::Response, buf: &mut String, seen: &mut
         }
         _ => false, // the stream ended (its replica died)
     }
+}
+
+/// A new SSE parser for [`read_events`].
+pub fn sse_parser() -> kubernikus_client::sse::Parser {
+    kubernikus_client::sse::Parser::new(1 << 20)
 }
 
 pub async fn open_stream(

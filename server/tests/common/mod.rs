@@ -5,6 +5,7 @@
 pub mod clients;
 pub mod cluster;
 pub mod scenarios;
+pub mod stream;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

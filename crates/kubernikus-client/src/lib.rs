@@ -1,0 +1,205 @@
+//! A typed client for the Kubernikus REST API: one async method per operation, with the
+//! caller's Keystone token; every error answer is mapped once into the typed
+//! [`kluster::ApiError`] ([`Error::Api`], [`Error::Stale`] for a failed `If-Match`). Works
+//! against a real Kubernikus and against Mission Control's embedded controller, whose
+//! extensions (list query, termination protection, quota, project events, the event
+//! stream, audit, ops views) a Kubernikus answers with 404.
+//!
+//! - [`klusters`]: the kluster operations (list, get, create, update, terminate, …).
+//! - [`extensions`]: the API's other calls and Mission Control's extensions.
+//! - [`observe`]: the per-call observer (metrics) and the per-request headers.
+//! - [`sse`]: the one Server-Sent Events frame parser.
+//! - [`stream`]: the event stream as a typed `Stream`.
+
+pub mod error;
+pub mod extensions;
+pub mod klusters;
+pub mod observe;
+pub mod sse;
+pub mod stream;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use keystone::TokenSecret;
+use serde::de::DeserializeOwned;
+
+pub use error::Error;
+pub use extensions::{AuditQuery, EventsQuery};
+pub use klusters::{Page, Version};
+pub use observe::{route_template, Observer, RequestHeaders};
+pub use stream::{EventStream, StreamEvent};
+
+/// How long a call (not the event stream) may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(20);
+/// Largest answer a call reads.
+const MAX_ANSWER: usize = 64 << 20;
+
+/// A Kubernikus API endpoint.
+#[derive(Clone)]
+pub struct Client {
+    base: String,
+    http: reqwest::Client,
+    observer: Option<Arc<Observer>>,
+    /// The request this client acts for: its id and the browser's address.
+    request: Option<RequestHeaders>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base)
+            .field("request", &self.request)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client for `base`, e.g. `http://127.0.0.1:41234` or `https://kubernikus.example.com`.
+    pub fn new(base: &str) -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(3))
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Self {
+            base: base.trim_end_matches('/').to_string(),
+            http,
+            observer: None,
+            request: None,
+        })
+    }
+
+    /// This client, telling `observer` about every call (method, route template, duration,
+    /// the kind of failure).
+    pub fn with_observer(mut self, observer: Arc<Observer>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// This client acting for one request: every call carries its id (`X-Request-Id`) and
+    /// the browser's address (`X-Forwarded-For`, believed by a controller that trusts the
+    /// caller).
+    pub fn for_request(&self, id: &str, client: Option<std::net::IpAddr>) -> Self {
+        let mut c = self.clone();
+        c.request = Some(RequestHeaders {
+            id: id.to_string(),
+            client,
+        });
+        c
+    }
+
+    /// The base URL (no trailing slash).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `method path` with `body` as JSON, the answer decoded from JSON.
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        token: &TokenSecret,
+        path: &str,
+        body: Option<&impl serde::Serialize>,
+    ) -> Result<T, Error> {
+        let resp = self.send(method, token, path, body, &[]).await?;
+        decode(resp).await
+    }
+
+    /// `method path` with `body` as JSON and `headers`; the accepted answer, or its error.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        token: &TokenSecret,
+        path: &str,
+        body: Option<&impl serde::Serialize>,
+        headers: &[(&'static str, String)],
+    ) -> Result<reqwest::Response, Error> {
+        let mut req = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.base))
+            .timeout(CALL_TIMEOUT)
+            .header("accept", "application/json");
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        for (name, value) in headers {
+            req = req.header(*name, value.as_str());
+        }
+        self.exchange(&method, req, token, path).await
+    }
+
+    /// Sends `req` (`method path`) as the user behind `token`, with the request's headers,
+    /// telling the observer; the accepted answer, or its error.
+    async fn exchange(
+        &self,
+        method: &reqwest::Method,
+        mut req: reqwest::RequestBuilder,
+        token: &TokenSecret,
+        path: &str,
+    ) -> Result<reqwest::Response, Error> {
+        if let Some(r) = &self.request {
+            req = r.apply(req);
+        }
+        let start = Instant::now();
+        let observe = |failed: Option<&'static str>| {
+            if let Some(o) = &self.observer {
+                o(
+                    method.as_str(),
+                    &route_template(path),
+                    start.elapsed(),
+                    failed,
+                );
+            }
+        };
+        let resp = match req.header("x-auth-token", token.expose()).send().await {
+            Ok(r) => r,
+            Err(e) => {
+                observe(Some("unreachable"));
+                return Err(error::unreachable(e));
+            }
+        };
+        let status = resp.status();
+        observe(observe::failure_kind(status.as_u16()));
+        if status.is_success() {
+            Ok(resp)
+        } else {
+            Err(error::of_answer(resp).await)
+        }
+    }
+}
+
+/// An accepted answer decoded from JSON (at most [`MAX_ANSWER`] bytes read).
+async fn decode<T: DeserializeOwned>(resp: reqwest::Response) -> Result<T, Error> {
+    let bytes = error::read_bounded(resp, MAX_ANSWER).await?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::Decode(e.to_string()))
+}
+
+/// A query string (`?k=v&…`, values percent-encoded) of `pairs`; empty for none.
+fn query_string<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let q: Vec<String> = pairs
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+        .collect();
+    if q.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", q.join("&"))
+    }
+}
+
+/// `s` percent-encoded for a URL query value or path segment (unreserved characters kept).
+pub fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_calls;

@@ -1,0 +1,106 @@
+//! The live event stream against a Kubernikus without the event-stream extension: the
+//! dashboard's feed polls the events instead, and delivers each once.
+
+mod common;
+
+use std::time::Duration;
+
+use common::stream::{open, parser, read_until, reason};
+use common::{browser, create_kluster, login};
+use kluster::EventReason;
+use reqwest::Client;
+
+/// A Kubernikus without the event-stream extension: the embedded controller behind a proxy
+/// that answers 404 for `/api/v1/events…`.
+async fn plain_kubernikus(upstream: String) -> String {
+    use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
+    async fn forward(
+        State((http, upstream)): State<(Client, String)>,
+        req: Request<Body>,
+    ) -> axum::response::Response {
+        let path = req
+            .uri()
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default();
+        if path.starts_with("/api/v1/events") {
+            return (
+                axum::http::StatusCode::NOT_FOUND,
+                r#"{"code":404,"message":"Not found"}"#,
+            )
+                .into_response();
+        }
+        let mut out = http.request(req.method().clone(), format!("{upstream}{path}"));
+        if let Some(t) = req.headers().get("x-auth-token") {
+            out = out.header("x-auth-token", t.clone());
+        }
+        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
+            .await
+            .unwrap_or_default();
+        let r = out.body(body).send().await.unwrap();
+        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
+        (status, r.bytes().await.unwrap_or_default()).into_response()
+    }
+    let app = axum::Router::new()
+        .fallback(forward)
+        .with_state((Client::new(), upstream));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates() {
+    // A dashboard with its embedded controller provides the real controller…
+    let backing = common::spawn(|s| s.controller_phase_seconds = Some(1.0)).await;
+    let proxy = plain_kubernikus(backing.controller_url.clone()).await;
+    // …and a second dashboard talks to it through the proxy, like to an old Kubernikus.
+    let srv = common::spawn(|s| s.controller_url = Some(proxy.clone())).await;
+    let c = browser();
+    login(&c, &srv, "alice", "demo").await;
+    let mut r = open(&c, &srv, None).await;
+    let (mut buf, mut frames) = (parser(), vec![]);
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| x.0 == "live")
+    })
+    .await;
+    // More nodes than the quota allows: its FailedCreateNode warning repeats (aggregated).
+    create_kluster(&backing, "alice", r#"{"name":"polled","spec":{"nodePools":[{"name":"p","size":11,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;
+    read_until(&mut r, &mut buf, &mut frames, |f| {
+        f.iter().any(|x| reason(x) == Some(EventReason::Running))
+            && f.iter()
+                .filter(|x| reason(x) == Some(EventReason::FailedCreateNode))
+                .count()
+                >= 2
+    })
+    .await;
+    // Let a few more polls pass: nothing already delivered comes again.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let events: Vec<serde_json::Value> = frames
+        .iter()
+        .filter(|x| x.0 == "kluster-event")
+        .map(|x| serde_json::from_str(&x.2).unwrap())
+        .collect();
+    let mut keys: Vec<String> = events
+        .iter()
+        .map(|e| format!("{} {} {}", e["reason"], e["message"], e["count"]))
+        .collect();
+    assert!(events.iter().any(|e| e["reason"] == "Creating"), "{keys:?}");
+    // A repeat keeps its event's id; different events have different ids.
+    let ids = |reason: &str| {
+        let mut v: Vec<i64> = events
+            .iter()
+            .filter(|e| e["reason"] == reason)
+            .map(|e| e["id"].as_i64().unwrap())
+            .collect();
+        v.dedup();
+        v
+    };
+    assert_eq!(ids("FailedCreateNode").len(), 1, "one event, counted up");
+    assert_ne!(ids("FailedCreateNode"), ids("Creating"));
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n, "no event twice");
+}

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::model::{Event, KlusterPhase};
 
 /// Whether an event is routine or needs attention.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -158,17 +157,6 @@ impl EventReason {
             .find(|(_, w)| *w == s)
             .map_or_else(|| EventReason::Other(s.to_string()), |(r, _)| r.clone())
     }
-
-    /// The Normal event's reason when a kluster enters `phase` (named after it).
-    pub fn phase(phase: KlusterPhase) -> EventReason {
-        match phase {
-            KlusterPhase::Pending => EventReason::Pending,
-            KlusterPhase::Creating => EventReason::Creating,
-            KlusterPhase::Running => EventReason::Running,
-            KlusterPhase::Upgrading => EventReason::Upgrading,
-            KlusterPhase::Terminating => EventReason::Terminating,
-        }
-    }
 }
 
 impl std::fmt::Display for EventReason {
@@ -241,34 +229,10 @@ impl<'de> Deserialize<'de> for EventDetail {
     }
 }
 
-impl KlusterPhase {
-    /// The phase as Kubernikus spells it (`Pending`, `Creating`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KlusterPhase::Pending => "Pending",
-            KlusterPhase::Creating => "Creating",
-            KlusterPhase::Running => "Running",
-            KlusterPhase::Upgrading => "Upgrading",
-            KlusterPhase::Terminating => "Terminating",
-        }
-    }
-}
-
-impl Event {
-    /// The event's type; `None` when it is neither `Normal` nor `Warning`.
-    pub fn event_type(&self) -> Option<EventType> {
-        EventType::parse(&self.kind)
-    }
-
-    /// The event's reason ([`EventReason::Other`] when unknown).
-    pub fn event_reason(&self) -> EventReason {
-        EventReason::parse(&self.reason)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Event, KlusterPhase};
 
     #[test]
     fn reasons_round_trip_with_their_kubernikus_spelling() {
@@ -294,7 +258,7 @@ mod tests {
         ] {
             let json = serde_json::to_string(&p).unwrap();
             assert_eq!(json, format!("\"{}\"", p.as_str()));
-            assert_eq!(EventReason::phase(p).as_str(), p.as_str());
+            assert_eq!(p.reason().as_str(), p.as_str());
         }
     }
 

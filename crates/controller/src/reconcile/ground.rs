@@ -201,7 +201,7 @@ pub async fn reconcile(
             Step::SetPhase(p) => {
                 k.status.phase = p;
                 let message = format!("Kluster {name} is {}", p.as_str().to_lowercase());
-                ctx.normal(k, EventReason::phase(p), &message).await?;
+                ctx.normal(k, p.reason(), &message).await?;
             }
             Step::Warn {
                 reason,

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::{EventReason, EventType};
+
 /// Extension (the controller's event stream): an event of a project with its identity.
 /// `id` names the event (an aggregated repeat keeps it); `seq` grows with every change, so a
 /// reader resumes after the last `seq` it saw.
@@ -40,4 +42,16 @@ pub struct Event {
     /// `QuotaExceeded` on a `FailedCreateNode`); absent from a real Kubernikus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<crate::event::EventDetail>,
+}
+
+impl Event {
+    /// The event's type; `None` when it is neither `Normal` nor `Warning`.
+    pub fn event_type(&self) -> Option<EventType> {
+        EventType::parse(&self.kind)
+    }
+
+    /// The event's reason ([`EventReason::Other`] when unknown).
+    pub fn event_reason(&self) -> EventReason {
+        EventReason::parse(&self.reason)
+    }
 }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::EventReason;
+
 /// Lifecycle phase of a kluster.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KlusterPhase {
@@ -85,4 +87,28 @@ pub struct NodePoolInfo {
     pub healthy: i64,
     /// Nodes that are not cordoned.
     pub schedulable: i64,
+}
+
+impl KlusterPhase {
+    /// The phase as Kubernikus spells it (`Pending`, `Creating`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KlusterPhase::Pending => "Pending",
+            KlusterPhase::Creating => "Creating",
+            KlusterPhase::Running => "Running",
+            KlusterPhase::Upgrading => "Upgrading",
+            KlusterPhase::Terminating => "Terminating",
+        }
+    }
+
+    /// The Normal event's reason when a kluster enters this phase (named after it).
+    pub fn reason(self) -> EventReason {
+        match self {
+            KlusterPhase::Pending => EventReason::Pending,
+            KlusterPhase::Creating => EventReason::Creating,
+            KlusterPhase::Running => EventReason::Running,
+            KlusterPhase::Upgrading => EventReason::Upgrading,
+            KlusterPhase::Terminating => EventReason::Terminating,
+        }
+    }
 }

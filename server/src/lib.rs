@@ -163,6 +163,7 @@ pub async fn start(
     let hub = live::Hub::new(
         state.controller.clone(),
         config.live_streams_per_user,
+        config.live_poll,
         shutdown.clone(),
     );
     let ops = Ops {

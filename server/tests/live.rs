@@ -147,7 +147,14 @@ async fn events_stream_live_and_a_restart_loses_none() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let srv = start(&dir, port).await;
     // The kluster keeps changing (its nodes come up) before the browser is back.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while truth(&srv, last.parse().unwrap()).await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing happened during the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let mut again = open(&c, &srv, Some(&last)).await;
     let (mut buf, mut frames) = (parser(), vec![]);
     let expected = truth(&srv, last.parse().unwrap()).await;

@@ -3,7 +3,9 @@
 
 mod common;
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use common::stream::{open, parser, read_until, reason};
 use common::{browser, create_kluster, login};
@@ -11,11 +13,12 @@ use kluster::EventReason;
 use reqwest::Client;
 
 /// A Kubernikus without the event-stream extension: the embedded controller behind a proxy
-/// that answers 404 for `/api/v1/events…`.
-async fn plain_kubernikus(upstream: String) -> String {
+/// that answers 404 for `/api/v1/events…`; counts the kluster listings (one per poll).
+async fn plain_kubernikus(upstream: String) -> (String, Arc<AtomicUsize>) {
     use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
+    type St = (Client, String, Arc<AtomicUsize>);
     async fn forward(
-        State((http, upstream)): State<(Client, String)>,
+        State((http, upstream, listings)): State<St>,
         req: Request<Body>,
     ) -> axum::response::Response {
         let path = req
@@ -23,6 +26,9 @@ async fn plain_kubernikus(upstream: String) -> String {
             .path_and_query()
             .map(|p| p.as_str().to_string())
             .unwrap_or_default();
+        if req.method() == axum::http::Method::GET && req.uri().path() == "/api/v1/clusters" {
+            listings.fetch_add(1, SeqCst);
+        }
         if path.starts_with("/api/v1/events") {
             return (
                 axum::http::StatusCode::NOT_FOUND,
@@ -41,22 +47,54 @@ async fn plain_kubernikus(upstream: String) -> String {
         let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
         (status, r.bytes().await.unwrap_or_default()).into_response()
     }
-    let app = axum::Router::new()
-        .fallback(forward)
-        .with_state((Client::new(), upstream));
+    let listings = Arc::new(AtomicUsize::new(0));
+    let app = axum::Router::new().fallback(forward).with_state((
+        Client::new(),
+        upstream,
+        listings.clone(),
+    ));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    (format!("http://{addr}"), listings)
+}
+
+/// Reads whatever the stream sends until `listings` has grown by `polls` (or fails after
+/// 20 s).
+async fn read_through_polls(
+    r: &mut reqwest::Response,
+    buf: &mut kubernikus_client::sse::Parser,
+    frames: &mut Vec<common::stream::Frame>,
+    listings: &AtomicUsize,
+    polls: usize,
+) {
+    let target = listings.load(SeqCst) + polls;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while listings.load(SeqCst) < target {
+        assert!(Instant::now() < deadline, "the feed stopped polling");
+        if let Ok(chunk) = tokio::time::timeout(Duration::from_millis(100), r.chunk()).await {
+            let chunk = chunk.unwrap().expect("the stream ended");
+            for f in buf.push(&chunk).expect("frames under the bound") {
+                if !f.event.is_empty() {
+                    frames.push((f.event, f.id.unwrap_or_default(), f.data.trim().into()));
+                }
+            }
+        }
+    }
 }
 
 #[tokio::test]
 async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates() {
     // A dashboard with its embedded controller provides the real controller…
     let backing = common::spawn(|s| s.controller_phase_seconds = Some(1.0)).await;
-    let proxy = plain_kubernikus(backing.controller_url.clone()).await;
-    // …and a second dashboard talks to it through the proxy, like to an old Kubernikus.
-    let srv = common::spawn(|s| s.controller_url = Some(proxy.clone())).await;
+    let (proxy, listings) = plain_kubernikus(backing.controller_url.clone()).await;
+    // …and a second dashboard talks to it through the proxy, like to an old Kubernikus,
+    // polling five times a second.
+    let srv = common::spawn(|s| {
+        s.controller_url = Some(proxy.clone());
+        s.live_poll_seconds = Some(0.2);
+    })
+    .await;
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
     let mut r = open(&c, &srv, None).await;
@@ -75,8 +113,8 @@ async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates
                 >= 2
     })
     .await;
-    // Let a few more polls pass: nothing already delivered comes again.
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    // Five more polls, and what they sent: nothing already delivered comes again.
+    read_through_polls(&mut r, &mut buf, &mut frames, &listings, 5).await;
     let events: Vec<serde_json::Value> = frames
         .iter()
         .filter(|x| x.0 == "kluster-event")

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-
 /// Whether an event is routine or needs attention.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EventType {

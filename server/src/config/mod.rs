@@ -93,6 +93,8 @@ pub struct Config {
     pub controller_simulator_api: bool,
     /// Live streams per session and per user.
     pub live_streams_per_user: usize,
+    /// Poll interval against a Kubernikus without the event-stream extension.
+    pub live_poll: Duration,
     /// The key that seals sessions at rest.
     pub session_key_file: PathBuf,
     /// The time source (real; tests use a manual one).

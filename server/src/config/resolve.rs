@@ -206,6 +206,16 @@ impl Config {
                 "live_streams_per_user",
                 s.live_streams_per_user.unwrap_or(10) as u64,
             )? as usize,
+            live_poll: match s.live_poll_seconds {
+                None => Duration::from_secs(5),
+                Some(v) => Duration::try_from_secs_f64(v)
+                    .ok()
+                    .filter(|d| *d >= Duration::from_millis(50))
+                    .ok_or(ConfigError::Invalid {
+                        key: "live_poll_seconds",
+                        message: "must be at least 0.05 (seconds)".into(),
+                    })?,
+            },
         })
     }
 }

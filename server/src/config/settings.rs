@@ -179,6 +179,9 @@ pub struct Settings {
     /// Live event streams one session, and one user, may hold open at once.
     #[arg(long, env = "MC_LIVE_STREAMS_PER_USER")]
     pub live_streams_per_user: Option<usize>,
+    /// Seconds between polls of a Kubernikus without the event-stream extension.
+    #[arg(long, env = "MC_LIVE_POLL_SECONDS")]
+    pub live_poll_seconds: Option<f64>,
     /// File with the key that seals sessions at rest (64 hex digits; created if missing).
     #[arg(long, env = "MC_SESSION_KEY_FILE")]
     pub session_key_file: Option<PathBuf>,
@@ -251,6 +254,7 @@ impl Settings {
             trusted_proxies,
             controller_simulator_api,
             live_streams_per_user,
+            live_poll_seconds,
             session_key_file,
             log_format,
             otlp_endpoint,

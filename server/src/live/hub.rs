@@ -108,6 +108,8 @@ pub struct Hub {
     open: Mutex<HashMap<String, usize>>,
     /// Most streams per session and per user.
     pub(super) max_streams: usize,
+    /// Poll interval against a Kubernikus without the event stream.
+    pub(super) poll_every: Duration,
     pub(super) stop: controller::run::Shutdown,
 }
 
@@ -163,10 +165,12 @@ impl Drop for StreamSlot {
 
 impl Hub {
     /// A hub for the controller read through `api`; a session and a user may hold
-    /// `max_streams` streams; streams end on `stop`.
+    /// `max_streams` streams; a Kubernikus without the event stream is polled every
+    /// `poll_every`; streams end on `stop`.
     pub fn new(
         api: ControllerClient,
         max_streams: usize,
+        poll_every: Duration,
         stop: controller::run::Shutdown,
     ) -> Arc<Hub> {
         Arc::new(Hub {
@@ -176,6 +180,7 @@ impl Hub {
             access: Mutex::default(),
             open: Mutex::default(),
             max_streams,
+            poll_every,
             stop,
         })
     }

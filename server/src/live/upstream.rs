@@ -15,8 +15,6 @@ use app::error::AppError;
 use futures_util::StreamExt;
 use kubernikus_client::StreamEvent;
 
-/// Poll interval against a Kubernikus without an event stream.
-const POLL: Duration = Duration::from_secs(5);
 /// Most (kluster, type, reason, message) keys the polling fallback remembers.
 const POLL_MEMORY: usize = 50_000;
 
@@ -198,6 +196,6 @@ async fn poll(
             feed.status.send_replace(Upstream::Live(seq));
             first = false;
         }
-        tokio::time::sleep(POLL).await;
+        tokio::time::sleep(hub.poll_every).await;
     }
 }

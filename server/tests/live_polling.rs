@@ -74,11 +74,7 @@ async fn read_through_polls(
         assert!(Instant::now() < deadline, "the feed stopped polling");
         if let Ok(chunk) = tokio::time::timeout(Duration::from_millis(100), r.chunk()).await {
             let chunk = chunk.unwrap().expect("the stream ended");
-            for f in buf.push(&chunk).expect("frames under the bound") {
-                if !f.event.is_empty() {
-                    frames.push((f.event, f.id.unwrap_or_default(), f.data.trim().into()));
-                }
-            }
+            common::stream::push(buf, frames, &chunk);
         }
     }
 }

@@ -46,10 +46,15 @@ pub async fn read_until(
             .unwrap_or_else(|_| panic!("stream stalled; frames {frames:?}"))
             .unwrap()
             .unwrap_or_else(|| panic!("stream ended; frames {frames:?}"));
-        for f in buf.push(&chunk).expect("frames under the bound") {
-            if !f.event.is_empty() {
-                frames.push((f.event, f.id.unwrap_or_default(), f.data.trim().into()));
-            }
+        push(buf, frames, &chunk);
+    }
+}
+
+/// Parses `chunk` and keeps its named frames in `frames`.
+pub fn push(buf: &mut Parser, frames: &mut Vec<Frame>, chunk: &[u8]) {
+    for f in buf.push(chunk).expect("frames under the bound") {
+        if !f.event.is_empty() {
+            frames.push((f.event, f.id.unwrap_or_default(), f.data.trim().into()));
         }
     }
 }

@@ -66,6 +66,10 @@ async fn project_users_get_403_in_words_and_no_project_data_from_the_operator_pa
             "{path} leaks a kluster"
         );
         assert!(
+            !body.contains("Quota use by project"),
+            "{path}: the 403 is said once, not per section"
+        );
+        assert!(
             !body.contains("ops-events") && !body.contains("quota-table"),
             "{path}"
         );

@@ -14,6 +14,7 @@ use crate::components::style::{
     H1_LIST, H2, INPUT, LABEL, LINK_SMALL, META, MUTED, PRIMARY, ROW, SECONDARY, SECTION, SURFACE,
     TABLE, THEAD,
 };
+use crate::error::AppError;
 use crate::server_fns::{ops_attention, ops_events, ops_quotas};
 
 /// The operator overview (requires a session; cloud admins only, the controller decides).
@@ -105,50 +106,59 @@ fn Overview() -> impl IntoView {
                 })}
             </Transition>
         </section>
-        <section class=SECTION aria-labelledby="quota-heading">
-            <h2 id="quota-heading" class=H2>"Quota use by project"</h2>
-            <Transition fallback=|| view! { <p class="mt-2 text-sm">"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match quotas.await {
-                        Ok(list) if list.is_empty() => view! {
-                            <p class="mt-3 text-sm">"No project has klusters."</p>
-                        }.into_any(),
-                        Ok(list) => view! {
-                            <div class=format!("relative mt-3 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Quota use per project">
-                                <table class=TABLE id="quota-table">
-                                    <thead class=THEAD><tr>
-                                        <th scope="col" class=th>"Project"</th>
-                                        <th scope="col" class=th>"Klusters"</th>
-                                        <th scope="col" class=th>"Instances"</th>
-                                        <th scope="col" class=th>"vCPUs"</th>
-                                        <th scope="col" class=th>"RAM (MiB)"</th>
-                                    </tr></thead>
-                                    <tbody>
-                                        {list.into_iter().map(|p| {
-                                            let cells = match &p.quota {
-                                                Some(q) => [usage(&q.instances), usage(&q.cores), usage(&q.ram)],
-                                                None => [p.error.clone(), String::new(), String::new()],
-                                            };
-                                            let [i, c, r] = cells;
-                                            view! {
-                                                <tr class=ROW>
-                                                    <td class="px-3 py-2">{project_label(&p.project_name, &p.project_id)}</td>
-                                                    <td class="px-3 py-2">{p.klusters}</td>
-                                                    <td class="px-3 py-2">{i}</td>
-                                                    <td class="px-3 py-2">{c}</td>
-                                                    <td class="px-3 py-2">{r}</td>
-                                                </tr>
-                                            }
-                                        }).collect_view()}
-                                    </tbody>
-                                </table>
-                            </div>
-                        }.into_any(),
-                        Err(e) => view! { <ErrorAlert spacing="mt-3">{e.to_string()}</ErrorAlert> }.into_any(),
-                    }
-                })}
-            </Transition>
-        </section>
+        <Transition fallback=|| view! { <p class="mt-2 text-sm">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let quotas = quotas.await;
+                if matches!(quotas, Err(AppError::Forbidden(_))) {
+                    // The attention section already says why; no second section saying it.
+                    return ().into_any();
+                }
+                view! {
+                    <section class=SECTION aria-labelledby="quota-heading">
+                        <h2 id="quota-heading" class=H2>"Quota use by project"</h2>
+                        {
+                            match quotas {
+                                Ok(list) if list.is_empty() => view! {
+                                    <p class="mt-3 text-sm">"No project has klusters."</p>
+                                }.into_any(),
+                                Ok(list) => view! {
+                                    <div class=format!("relative mt-3 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Quota use per project">
+                                        <table class=TABLE id="quota-table">
+                                            <thead class=THEAD><tr>
+                                                <th scope="col" class=th>"Project"</th>
+                                                <th scope="col" class=th>"Klusters"</th>
+                                                <th scope="col" class=th>"Instances"</th>
+                                                <th scope="col" class=th>"vCPUs"</th>
+                                                <th scope="col" class=th>"RAM (MiB)"</th>
+                                            </tr></thead>
+                                            <tbody>
+                                                {list.into_iter().map(|p| {
+                                                    let cells = match &p.quota {
+                                                        Some(q) => [usage(&q.instances), usage(&q.cores), usage(&q.ram)],
+                                                        None => [p.error.clone(), String::new(), String::new()],
+                                                    };
+                                                    let [i, c, r] = cells;
+                                                    view! {
+                                                        <tr class=ROW>
+                                                            <td class="px-3 py-2">{project_label(&p.project_name, &p.project_id)}</td>
+                                                            <td class="px-3 py-2">{p.klusters}</td>
+                                                            <td class="px-3 py-2">{i}</td>
+                                                            <td class="px-3 py-2">{c}</td>
+                                                            <td class="px-3 py-2">{r}</td>
+                                                        </tr>
+                                                    }
+                                                }).collect_view()}
+                                            </tbody>
+                                        </table>
+                                    </div>
+                                }.into_any(),
+                                Err(e) => view! { <ErrorAlert spacing="mt-3">{e.to_string()}</ErrorAlert> }.into_any(),
+                            }
+                        }
+                    </section>
+                }.into_any()
+            })}
+        </Transition>
     }
 }
 

@@ -69,7 +69,8 @@ pub async fn lease_holder_pid(db: &str) -> Option<u32> {
     holder.rsplit('-').nth(1)?.parse().ok()
 }
 
-/// Reads SSE frames (with the one SSE parser); the ids of `kluster-event`s go to `seen`.
+/// Reads one chunk of SSE frames (with the one SSE parser) or waits 300 ms for one; the ids of
+/// `kluster-event`s go to `seen`. False when the stream ended (its replica died).
 pub async fn read_events(
     r: &mut reqwest::Response,
     parser: &mut kubernikus_client::sse::Parser,
@@ -78,16 +79,38 @@ pub async fn read_events(
     match tokio::time::timeout(Duration::from_millis(300), r.chunk()).await {
         Err(_) => true,
         Ok(Ok(Some(c))) => {
-            for f in parser.push(&c).expect("frames under the bound") {
-                if f.event == "kluster-event" {
-                    if let Some(id) = f.id {
-                        seen.push(id.trim().parse().unwrap());
-                    }
-                }
-            }
+            keep_events(parser, &c, seen);
             true
         }
-        _ => false, // the stream ended (its replica died)
+        _ => false,
+    }
+}
+
+/// Reads everything the stream has sent until it is quiet for 100 ms (at most 5 s), so that
+/// no backlog of earlier chunks hides the stream's end. False when the stream ended.
+pub async fn drain_events(
+    r: &mut reqwest::Response,
+    parser: &mut kubernikus_client::sse::Parser,
+    seen: &mut Vec<i64>,
+) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        match tokio::time::timeout(Duration::from_millis(100), r.chunk()).await {
+            Err(_) => return true,
+            Ok(Ok(Some(c))) => keep_events(parser, &c, seen),
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn keep_events(parser: &mut kubernikus_client::sse::Parser, chunk: &[u8], seen: &mut Vec<i64>) {
+    for f in parser.push(chunk).expect("frames under the bound") {
+        if f.event == "kluster-event" {
+            if let Some(id) = f.id {
+                seen.push(id.trim().parse().unwrap());
+            }
+        }
     }
 }
 

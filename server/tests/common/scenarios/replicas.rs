@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use super::super::clients::{
-    create, get_json, lease_holder_pid, open_stream, read_events, signed_in, sse_parser,
+    create, drain_events, get_json, lease_holder_pid, open_stream, read_events, signed_in,
+    sse_parser,
 };
 use super::super::cluster::{self, Postgres, Proc};
 use super::super::user_token;
@@ -216,8 +217,10 @@ pub async fn dashboard_dies() -> Resumed {
             dash[victim].kill9();
             killed = Some(Instant::now());
         }
+        // Everything each browser has been sent so far: a backlog read one chunk per round
+        // could hide the end of a stream whose replica died.
         for (i, (r, buf, seen)) in streams.iter_mut().enumerate() {
-            if !read_events(r, buf, seen).await {
+            if !drain_events(r, buf, seen).await {
                 let lost = Instant::now();
                 let mut next = None;
                 while next.is_none() && lost.elapsed() < Duration::from_secs(15) {

@@ -109,6 +109,9 @@ impl Proc {
         let log = dir.join(format!("{name}.log"));
         let out = std::fs::File::create(&log).expect("log file");
         let err = out.try_clone().expect("log file");
+        // Its own process group, so that a kill reaches its children too (nginx's workers
+        // outlived a killed master and piled up across runs).
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::from(out))
@@ -128,9 +131,14 @@ impl Proc {
         self.child.as_ref().map_or(0, Child::id)
     }
 
-    /// SIGKILL, as a machine loss would; waits for it to be gone.
+    /// SIGKILL to its whole process group, as a machine loss would; waits for it to be gone.
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {
+            let group = format!("-{}", c.id());
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &group])
+                .stderr(Stdio::null())
+                .status();
             let _ = c.kill();
             let _ = c.wait();
         }

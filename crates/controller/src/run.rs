@@ -133,24 +133,43 @@ pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, StartError>
                 std::fs::create_dir_all(dir).map_err(|e| bad(e.to_string()))?;
             }
             let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-            write_private(path, &hex).map_err(|e| bad(e.to_string()))?;
-            tracing::info!(path = %path.display(), "created a new sealing key");
-            Ok(SealKey(key))
+            match write_private(path, &hex) {
+                Ok(()) => {
+                    tracing::info!(path = %path.display(), "created a new sealing key");
+                    Ok(SealKey(key))
+                }
+                // Another replica starting at the same moment created it first: use theirs.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => load_or_create_key(path),
+                Err(e) => Err(bad(e.to_string())),
+            }
         }
         Err(e) => Err(bad(e.to_string())),
     }
 }
 
+/// Publishes `text` at `path` (mode 0600) whole or not at all: written to a temporary file
+/// beside it, then hard-linked into place, which fails with `AlreadyExists` when another
+/// process published first (so nobody ever reads a half-written key).
 #[cfg(unix)]
 fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
-    f.write_all(text.as_bytes())
+    let tmp = path.with_extension(format!("tmp-{}-{:x}", std::process::id(), {
+        use rand_core::RngCore;
+        rand_core::OsRng.next_u64()
+    }));
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::hard_link(&tmp, path)
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    written
 }
 
 #[cfg(not(unix))]

@@ -8,6 +8,7 @@ use leptos_router::hooks::use_query_map;
 use crate::components::error_alert::ErrorAlert;
 use crate::components::kluster_rows::{RowStore, Rows};
 use crate::components::list_controls::{Pager, SearchForm, SortHeader};
+use crate::components::scroll_region::ScrollRegion;
 use crate::components::style::{H1_LIST, PRIMARY, SECONDARY, SURFACE, TABLE, THEAD};
 use crate::model::ListParams;
 use crate::server_fns::list_klusters;
@@ -90,7 +91,7 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
 #[component]
 fn Table(params: Memo<ListParams>, store: RowStore) -> impl IntoView {
     view! {
-        <div class=format!("relative mt-4 max-w-full overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Klusters">
+        <ScrollRegion label="Klusters" class=format!("mt-4 max-w-full {SURFACE}")>
             <table class=TABLE>
                 <thead class=THEAD>
                     <tr>
@@ -104,7 +105,7 @@ fn Table(params: Memo<ListParams>, store: RowStore) -> impl IntoView {
                 </thead>
                 <tbody><Rows store/></tbody>
             </table>
-        </div>
+        </ScrollRegion>
         <Pager params store/>
     }
     .into_any()

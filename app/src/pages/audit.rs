@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::components::error_alert::ErrorAlert;
+use crate::components::scroll_region::ScrollRegion;
 use crate::components::signed_in::{is_cloud_admin, SignedIn};
 use crate::components::style::{
     H1_LIST, INPUT, LABEL, META, MUTED, PRIMARY, ROW, SECONDARY, SURFACE, TABLE, THEAD,
@@ -141,7 +142,7 @@ fn Audit(cloud: bool, project: String) -> impl IntoView {
                             <p class=format!("mt-6 text-sm {MUTED}")>"No audit records match."</p>
                         }.into_any(),
                         Ok(list) => view! {
-                            <div class=format!("relative mt-4 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Audit records">
+                            <ScrollRegion label="Audit records" class=format!("mt-4 {SURFACE}")>
                                 <table class=TABLE id="audit-table">
                                     <thead class=THEAD>
                                         <tr>
@@ -175,7 +176,7 @@ fn Audit(cloud: bool, project: String) -> impl IntoView {
                                         }).collect_view()}
                                     </tbody>
                                 </table>
-                            </div>
+                            </ScrollRegion>
                         }.into_any(),
                         Err(e) => view! { <ErrorAlert spacing="mt-4">{e.to_string()}</ErrorAlert> }.into_any(),
                     }

@@ -9,6 +9,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::components::error_alert::ErrorAlert;
+use crate::components::scroll_region::ScrollRegion;
 use crate::components::signed_in::SignedIn;
 use crate::components::style::{
     H1_LIST, H2, INPUT, LABEL, LINK_SMALL, META, MUTED, PRIMARY, ROW, SECONDARY, SECTION, SURFACE,
@@ -78,7 +79,7 @@ fn Overview() -> impl IntoView {
                             <p class="mt-3 text-sm" id="attention-empty">"Nothing needs attention."</p>
                         }.into_any(),
                         Ok(list) => view! {
-                            <div class=format!("relative mt-3 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Klusters that need attention">
+                            <ScrollRegion label="Klusters that need attention" class=format!("mt-3 {SURFACE}")>
                                 <table class=TABLE id="attention-table">
                                     <thead class=THEAD><tr>
                                         <th scope="col" class=th>"Project"</th>
@@ -99,7 +100,7 @@ fn Overview() -> impl IntoView {
                                         }).collect_view()}
                                     </tbody>
                                 </table>
-                            </div>
+                            </ScrollRegion>
                         }.into_any(),
                         Err(e) => view! { <ErrorAlert spacing="mt-3">{e.to_string()}</ErrorAlert> }.into_any(),
                     }
@@ -122,7 +123,7 @@ fn Overview() -> impl IntoView {
                                     <p class="mt-3 text-sm">"No project has klusters."</p>
                                 }.into_any(),
                                 Ok(list) => view! {
-                                    <div class=format!("relative mt-3 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Quota use per project">
+                                    <ScrollRegion label="Quota use per project" class=format!("mt-3 {SURFACE}")>
                                         <table class=TABLE id="quota-table">
                                             <thead class=THEAD><tr>
                                                 <th scope="col" class=th>"Project"</th>
@@ -150,7 +151,7 @@ fn Overview() -> impl IntoView {
                                                 }).collect_view()}
                                             </tbody>
                                         </table>
-                                    </div>
+                                    </ScrollRegion>
                                 }.into_any(),
                                 Err(e) => view! { <ErrorAlert spacing="mt-3">{e.to_string()}</ErrorAlert> }.into_any(),
                             }
@@ -200,7 +201,7 @@ fn AllEvents() -> impl IntoView {
                     Ok(mut list) => {
                         list.reverse();
                         view! {
-                            <div class=format!("relative mt-4 overflow-x-auto {SURFACE}") tabindex="0" role="region" aria-label="Events of every project">
+                            <ScrollRegion label="Events of every project" class=format!("mt-4 {SURFACE}")>
                                 <table class=TABLE id="ops-events">
                                     <thead class=THEAD><tr>
                                         <th scope="col" class=th>"Last seen (UTC)"</th>
@@ -229,7 +230,7 @@ fn AllEvents() -> impl IntoView {
                                         }).collect_view()}
                                     </tbody>
                                 </table>
-                            </div>
+                            </ScrollRegion>
                         }.into_any()
                     }
                     Err(e) => view! { <ErrorAlert spacing="mt-4">{e.to_string()}</ErrorAlert> }.into_any(),

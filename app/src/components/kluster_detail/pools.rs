@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::pool_edit::{AddPoolForm, RemovePoolForm};
 use super::scale::ScaleForm;
 use crate::components::form_failure::{action_error, ActionError};
+use crate::components::scroll_region::ScrollRegion;
 use crate::components::style::{H2, MUTED, ROW, SECTION, TABLE, THEAD};
 use crate::server_fns::{EditKluster, ScalePool};
 
@@ -62,7 +63,7 @@ pub fn PoolsSection(
     view! {
         <section aria-labelledby="pools-h" class=SECTION>
             <h2 id="pools-h" class=H2>"Node pools"</h2>
-            <div class="relative mt-3 overflow-x-auto" tabindex="0" role="region" aria-label="Node pools">
+            <ScrollRegion label="Node pools" class="mt-3">
                 <table class=TABLE>
                     <thead class=THEAD>
                         <tr>
@@ -71,7 +72,7 @@ pub fn PoolsSection(
                     </thead>
                     <tbody>{rows}</tbody>
                 </table>
-            </div>
+            </ScrollRegion>
             <ActionError error=action_error(scale) field="size"/>
             {admin.then(|| view! {
                 <p class=format!("mt-2 text-sm {MUTED}")>"To remove a pool, scale it to 0 first."</p>

@@ -68,26 +68,37 @@ impl<S> SealedStore<S> {
         h.finish()
     }
 
-    fn remember(&self, record: &Record) {
+    /// Remembers `record` (whose data hashes to `digest`) as written or read; nothing to
+    /// remember when every save writes.
+    fn remember(&self, record: &Record, digest: u64) {
+        if self.touch_every.is_zero() {
+            return;
+        }
         let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
         if written.len() >= REMEMBERED_MAX {
             written.clear();
         }
-        written.insert(record.id, (Self::digest(&record.data), record.expiry_date));
+        written.insert(record.id, (digest, record.expiry_date));
     }
 
-    /// True when `record` is what was last written or read, its expiry moved by less than
-    /// the touch interval.
-    fn unchanged(&self, record: &Record) -> bool {
-        if self.touch_every.is_zero() {
-            return false;
-        }
+    /// True when `record` (data hashing to `digest`) is what was last written or read, its
+    /// expiry moved by less than the touch interval.
+    fn unchanged(&self, record: &Record, digest: u64) -> bool {
         let written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        let Some((digest, expiry)) = written.get(&record.id) else {
+        let Some((last, expiry)) = written.get(&record.id) else {
             return false;
         };
         let moved = (record.expiry_date - *expiry).unsigned_abs();
-        *digest == Self::digest(&record.data) && moved < self.touch_every
+        *last == digest && moved < self.touch_every
+    }
+
+    /// The hash of `record`'s data, when this store skips unchanged saves.
+    fn digest_of(&self, record: &Record) -> u64 {
+        if self.touch_every.is_zero() {
+            0
+        } else {
+            Self::digest(&record.data)
+        }
     }
 
     fn forget(&self, id: &Id) {
@@ -138,16 +149,17 @@ impl<S: SessionStore + Clone> SessionStore for SealedStore<S> {
         let mut sealed = self.seal(record)?;
         self.inner.create(&mut sealed).await?;
         record.id = sealed.id; // the inner store may pick another id on a collision
-        self.remember(record);
+        self.remember(record, self.digest_of(record));
         Ok(())
     }
 
     async fn save(&self, record: &Record) -> Result<()> {
-        if self.unchanged(record) {
+        let digest = self.digest_of(record);
+        if self.unchanged(record, digest) {
             return Ok(());
         }
         self.inner.save(&self.seal(record)?).await?;
-        self.remember(record);
+        self.remember(record, digest);
         Ok(())
     }
 
@@ -156,7 +168,7 @@ impl<S: SessionStore + Clone> SessionStore for SealedStore<S> {
             None => Ok(None),
             Some(r) => match self.open(r) {
                 Ok(r) => {
-                    self.remember(&r);
+                    self.remember(&r, self.digest_of(&r));
                     Ok(Some(r))
                 }
                 Err(e) => {

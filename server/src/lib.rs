@@ -31,7 +31,9 @@ use axum::{
     Router,
 };
 use leptos::prelude::*;
-use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use leptos_axum::{
+    generate_route_list, handle_server_fns_with_context, AxumRouteListing, LeptosRoutes,
+};
 use tower_sessions::{cookie::SameSite, Expiry, SessionManagerLayer, SessionStore};
 
 pub use config::{Config, SessionStoreKind};
@@ -207,6 +209,16 @@ pub async fn start(
     })
 }
 
+/// The app's routes, worked out once per process. Working them out renders the app with
+/// resource loading switched off by a process-wide flag (leptos_server's
+/// `SuppressResourceLoad`), so a page rendering meanwhile on another thread (a second
+/// server starting in the same process: the test suite) would wait forever for a resource
+/// first polled in that window (leptos issue #4773).
+pub fn route_list() -> Vec<AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 /// The whole app: health, pages, server functions, static files (`/pkg`: see [`assets`],
 /// the rest through Leptos's file handler); sessions, body limit,
 /// CSRF guard, compression, security headers, the access log and the client address
@@ -237,7 +249,7 @@ pub fn router<S: SessionStore + Clone>(
         leptos: leptos.clone(),
         app: app_state.clone(),
     };
-    let routes = generate_route_list(App);
+    let routes = route_list();
     let sessions = SessionManagerLayer::new(store)
         .with_name(if config.https {
             "__Host-mc_session"

@@ -138,3 +138,58 @@ async fn the_kubeconfig_downloads_as_an_attachment_that_kubectl_reads() {
     assert_eq!(r.status(), 404, "unknown kluster answered in words");
     assert!(r.text().await.unwrap().contains("not found"));
 }
+
+/// Pages keep rendering while another server starts in the same process: starting one
+/// works out the app's routes, which once switched off resource loading process-wide, and
+/// a page whose resources were first polled meanwhile never finished (seen in CI: this
+/// file's tests hung for 85 minutes).
+#[tokio::test]
+async fn pages_finish_while_other_servers_start_in_the_same_process() {
+    let srv = spawn(|_| {}).await;
+    let c = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(20))
+        .build()
+        .unwrap();
+    login(&c, &srv, "alice", "demo").await;
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let starter = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let mut started = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                rt.block_on(async {
+                    let other = spawn(|_| {}).await;
+                    drop(other);
+                });
+                started += 1;
+            }
+            started
+        }
+    });
+    for i in 0..30 {
+        let body = match c
+            .get(format!("{}/", srv.base))
+            .header(header::ACCEPT, "text/html")
+            .send()
+            .await
+        {
+            Ok(r) => r.text().await,
+            Err(e) => Err(e),
+        };
+        assert!(
+            body.as_ref()
+                .is_ok_and(|b| b.contains("No klusters in this project yet.")),
+            "page {i} did not finish while other servers started: {body:?}"
+        );
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let started = starter.join().unwrap();
+    assert!(started > 0, "no other server started meanwhile");
+}

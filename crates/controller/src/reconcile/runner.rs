@@ -43,9 +43,23 @@ impl Reconciler {
                 if all_due {
                     resync = Instant::now() + every;
                 }
-                match self.store.list_all().await {
+                let running: HashSet<String> = busy.values().cloned().collect();
+                // A wake-up reads only the woken projects' klusters (not the whole store).
+                let listed = if all_due {
+                    self.store.list_all().await
+                } else {
+                    let mut some = Vec::new();
+                    let mut failed = None;
+                    for project in woken.iter().filter(|p| !running.contains(*p)) {
+                        match self.store.list_observed(project).await {
+                            Ok(group) => some.extend(group),
+                            Err(e) => failed = Some(e),
+                        }
+                    }
+                    failed.map_or(Ok(some), Err)
+                };
+                match listed {
                     Ok(all) => {
-                        let running: HashSet<String> = busy.values().cloned().collect();
                         for (project, group) in by_project(all) {
                             if !all_due && !woken.contains(&project) {
                                 continue;

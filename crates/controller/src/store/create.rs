@@ -74,8 +74,8 @@ impl Store {
         meta.created_by = super::klusters::created_by(&k.creator);
         let (uid, created) = (meta.uid.clone(), meta.creation_timestamp.clone());
         let res = sqlx::query(
-            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at, uid, resource_version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1)",
+            "INSERT INTO klusters (project_id, name, body, phase, creator, termination_protected, created_at, uid, resource_version, nodes)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9)",
         )
         .bind(project)
         .bind(&k.kluster.name)
@@ -85,6 +85,7 @@ impl Store {
         .bind(i64::from(k.termination_protected))
         .bind(created)
         .bind(uid)
+        .bind(kluster::listing::nodes(&k.kluster))
         .execute(&mut *tx)
         .await;
         match res {

@@ -52,6 +52,7 @@ impl Store {
             .bind(project)
             .bind(&k.name)
             .bind(1i64)
+            .bind(kluster::listing::nodes(k))
             .execute(&self.pool)
             .await?;
         self.kluster_changed(project, &k.name).await;
@@ -101,6 +102,7 @@ impl Store {
             .bind(project)
             .bind(name)
             .bind(bump)
+            .bind(kluster::listing::nodes(&k))
             .execute(&mut *tx)
             .await?;
         if let Some(m) = k.metadata.as_mut() {
@@ -115,12 +117,30 @@ impl Store {
     /// Every kluster of every project, by project, with the time it has spent in its phase
     /// and its age, for the reconcilers.
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
+        self.observed(None).await
+    }
+
+    /// [`Store::list_all`] of one project: what a change in it wakes the reconcilers for.
+    pub async fn list_observed(&self, project: &str) -> Result<Vec<Observed>, StoreError> {
+        self.observed(Some(project)).await
+    }
+
+    async fn observed(&self, project: Option<&str>) -> Result<Vec<Observed>, StoreError> {
         self.check_ready()?;
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS}, project_id, phase_since, server_ids FROM klusters ORDER BY project_id, name"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
+        let select = format!("SELECT {COLUMNS}, project_id, phase_since, server_ids FROM klusters");
+        let rows = match project {
+            None => {
+                sqlx::query(&format!("{select} ORDER BY project_id, name"))
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            Some(p) => {
+                sqlx::query(&format!("{select} WHERE project_id = $1 ORDER BY name"))
+                    .bind(p)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         let now = time::OffsetDateTime::now_utc();
         let since = |text: &str| {
             time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
@@ -216,11 +236,13 @@ impl Store {
 
 /// Replaces body and phase; `phase_since` moves only when the phase changes (SET
 /// expressions read the old row); the resource version grows by the bump (1 when the spec
-/// changed, else 0). Binds: body, phase, now, project, name, bump.
+/// changed, else 0); `nodes` is the body's node count. Binds: body, phase, now, project,
+/// name, bump, nodes.
 const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
         phase_since = CASE WHEN phase <> $2 THEN $3 ELSE phase_since END,
         phase = $2,
-        resource_version = resource_version + $6
+        resource_version = resource_version + $6,
+        nodes = $7
      WHERE project_id = $4 AND name = $5";
 
 /// A kluster's stored body: spec and status (its metadata lives in columns).

@@ -182,6 +182,20 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
         postgres: "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT '';",
     },
+    // 11: a kluster's node count (the sum of its pools' sizes), kept with every write of
+    // its body, so the list sorts by nodes in the database (like by name, phase, age)
+    // instead of loading and sorting the whole project. Existing rows are counted here.
+    Migration {
+        sqlite: "ALTER TABLE klusters ADD COLUMN nodes INTEGER NOT NULL DEFAULT 0;
+         UPDATE klusters SET nodes = COALESCE((SELECT SUM(MAX(CAST(json_extract(p.value, '$.size') AS INTEGER), 0))
+             FROM json_each(klusters.body, '$.spec.nodePools') p), 0);
+         CREATE INDEX klusters_by_nodes ON klusters (project_id, nodes, name);",
+        postgres: "ALTER TABLE klusters ADD COLUMN nodes BIGINT NOT NULL DEFAULT 0;
+         UPDATE klusters SET nodes = COALESCE((SELECT SUM(GREATEST((p->>'size')::bigint, 0))
+             FROM jsonb_array_elements(CASE WHEN jsonb_typeof(klusters.body::jsonb->'spec'->'nodePools') = 'array'
+                 THEN klusters.body::jsonb->'spec'->'nodePools' ELSE '[]'::jsonb END) p), 0);
+         CREATE INDEX klusters_by_nodes ON klusters (project_id, nodes, name);",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

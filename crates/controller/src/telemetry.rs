@@ -63,7 +63,10 @@ pub fn init(
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| default_filter.into());
     let lines = match format {
-        LogFormat::Text => tracing_subscriber::fmt::layer().boxed(),
+        // Colours only on a terminal: a log file or a collector gets plain text.
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .boxed(),
         LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()
             .with_current_span(true)

@@ -129,7 +129,7 @@ fn Audit(cloud: bool, project: String) -> impl IntoView {
                     <input name="since" type="datetime-local" class=INPUT value=move || get("since")/>
                 </label>
                 {cloud.then(|| view! {
-                    <label class=LABEL>"Project id"
+                    <label class=LABEL>"Project name or id"
                         <input name="project" class=INPUT value=move || get("project")/>
                     </label>
                 })}

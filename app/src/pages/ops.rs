@@ -189,7 +189,7 @@ fn AllEvents() -> impl IntoView {
             </div>
         </div>
         <form method="get" action="/ops/timeline" aria-label="Filter by project" class="mt-4 flex items-end gap-2">
-            <label class=LABEL>"Project id (empty: all)"
+            <label class=LABEL>"Project name or id (empty: all)"
                 <input name="project" class=INPUT value=project/>
             </label>
             <button type="submit" class=PRIMARY>"Filter"</button>

@@ -328,5 +328,20 @@ async fn the_audit_trail_records_who_changed_what_and_is_scoped_per_project() {
         .unwrap()
         .iter()
         .all(|r| r["projectId"] == json!(demo)));
+    let (_, v) = send(
+        &app,
+        "GET",
+        "/api/v1/audit?project=staging",
+        &admin,
+        "r",
+        None,
+    )
+    .await;
+    let by_name = v.as_array().unwrap();
+    assert!(!by_name.is_empty(), "staging's trail by its name: {v}");
+    assert!(
+        by_name.iter().all(|r| r["projectName"] == json!("staging")),
+        "{v}"
+    );
     drop(store);
 }

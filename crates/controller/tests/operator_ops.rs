@@ -98,6 +98,18 @@ async fn ops_views_answer_cloud_admins_only_and_show_every_project() {
         .unwrap()
         .iter()
         .all(|e| e["projectId"] == json!(demo)));
+    // By name too (any case), as an operator knows a project.
+    let (_, v) = call(
+        &app,
+        "GET",
+        "/api/v1/ops/events?project=STAGING&last=10",
+        Some(&admin),
+        None,
+    )
+    .await;
+    let by_name = v.as_array().unwrap();
+    assert!(!by_name.is_empty(), "staging's events by its name: {v}");
+    assert!(by_name.iter().all(|e| e["projectId"] == json!(stg)), "{v}");
 
     let (s, v) = call(&app, "GET", "/api/v1/ops/attention", Some(&admin), None).await;
     assert_eq!(s, 200, "{v}");

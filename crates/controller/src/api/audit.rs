@@ -165,7 +165,8 @@ pub async fn record(
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuditQuery {
-    /// Cloud admins: one project (default: all). Others: their own project only.
+    /// Cloud admins: one project, by id or name (default: all). Others: their own project
+    /// only.
     project: Option<String>,
     kluster: Option<String>,
     user: Option<String>,
@@ -211,7 +212,7 @@ pub async fn list(
     let Query(q) = query.map_err(bad_query)?;
     let cloud_admin = is_cloud_admin(&st, &who);
     let project = match (cloud_admin, q.project) {
-        (true, p) => p.unwrap_or_default(),
+        (true, p) => super::ops::project_filter(&st, p.unwrap_or_default()).await,
         (false, Some(p)) if p != who.account => {
             return Err(ApiError::new(
                 StatusCode::FORBIDDEN,

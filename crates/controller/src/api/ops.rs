@@ -40,7 +40,7 @@ pub fn require_cloud_admin(st: &ApiState, caller: Caller) -> Result<Principal, A
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpsEventQuery {
-    /// Only this project (default: all).
+    /// Only this project, by id or name (default: all).
     project: Option<String>,
     /// Only changes after this sequence number.
     after: Option<i64>,
@@ -55,6 +55,27 @@ async fn named(st: &ApiState) -> HashMap<String, String> {
     st.store.project_names().await.unwrap_or_default()
 }
 
+/// The project a cloud admin's `?project=` means: an id as given, or the name of a project
+/// the controller knows (from the audit trail; any case) when exactly one project has it.
+/// Anything else stays as given and so matches nothing.
+pub(crate) async fn project_filter(st: &ApiState, given: String) -> String {
+    if given.is_empty() {
+        return given;
+    }
+    let names = named(st).await;
+    if names.contains_key(&given) {
+        return given;
+    }
+    let mut ids = names
+        .iter()
+        .filter(|(_, name)| name.eq_ignore_ascii_case(&given))
+        .map(|(id, _)| id);
+    match (ids.next(), ids.next()) {
+        (Some(id), None) => id.clone(),
+        _ => given,
+    }
+}
+
 /// `GET /api/v1/ops/events`: every project's events (or one project's), oldest change
 /// first, each with its project.
 pub async fn events(
@@ -64,7 +85,7 @@ pub async fn events(
 ) -> Result<Json<Vec<OpsEvent>>, ApiError> {
     require_cloud_admin(&st, caller)?;
     let Query(q) = query.map_err(bad_query)?;
-    let project = q.project.unwrap_or_default();
+    let project = project_filter(&st, q.project.unwrap_or_default()).await;
     let mut events = match q.last {
         Some(n) => {
             st.store

@@ -143,6 +143,7 @@ pub async fn put_simulator(
     sim.set_project(&project, settings)
         .await
         .map_err(cloud_failed)?;
+    st.store.project_touched(&project).await; // settled klusters are looked at again now
     tracing::info!(
         project,
         user = who.name,

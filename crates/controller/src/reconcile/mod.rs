@@ -32,6 +32,7 @@ use crate::cloud::Cloud;
 use crate::store::{Observed, Store, StoreError};
 use ctx::{Ctx, Timing, LONGEST};
 pub use project::PassReport;
+pub use runner::STEADY_RESYNCS;
 
 /// Projects reconciled at once unless configured otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 8;

@@ -120,6 +120,17 @@ impl Store {
         self.observed(None).await
     }
 
+    /// The projects that have klusters.
+    pub async fn kluster_projects(&self) -> Result<Vec<String>, StoreError> {
+        self.check_ready()?;
+        let rows = sqlx::query("SELECT DISTINCT project_id FROM klusters")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| r.try_get::<String, _>(0).map_err(StoreError::from))
+            .collect()
+    }
+
     /// [`Store::list_all`] of one project: what a change in it wakes the reconcilers for.
     pub async fn list_observed(&self, project: &str) -> Result<Vec<Observed>, StoreError> {
         self.observed(Some(project)).await

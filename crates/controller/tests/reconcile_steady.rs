@@ -1,0 +1,78 @@
+//! The reconcile loop passes a settled project (every kluster Running with its pools at
+//! size, nothing to do) only every `STEADY_RESYNCS` resyncs, and at once again when it
+//! changes or is touched (a simulator setting); a project with work left is passed on every
+//! resync.
+
+mod common;
+
+use std::time::Duration;
+
+use common::world::*;
+use controller::reconcile::STEADY_RESYNCS;
+
+/// Project passes counted so far (the pass-duration histogram's count).
+fn passes(w: &World) -> u64 {
+    let text = w.rec.metrics.render();
+    text.lines()
+        .filter(|l| l.starts_with("mc_controller_reconcile_pass_duration_seconds_count"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Waits until `passes(w)` reaches `n` (at most `within`).
+async fn passes_reach(w: &World, n: u64, within: Duration, what: &str) {
+    let t0 = std::time::Instant::now();
+    while passes(w) < n {
+        assert!(t0.elapsed() < within, "{what}: {} passes", passes(w));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_settled_project_is_passed_seldom_and_at_once_when_it_changes() {
+    let w = world("steady").await;
+    w.up("settled", &[("a", 1)]).await;
+    let every = Duration::from_millis(40);
+    let full = every * STEADY_RESYNCS; // 600 ms between the passes of a settled project
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(w.rec.clone().run(every, async {
+        let _ = stopped.await;
+    }));
+
+    // Settled: over 30 resyncs, only the full ones pass it (about 2, not 30).
+    let before = passes(&w);
+    tokio::time::sleep(every * 30).await;
+    let settled = passes(&w) - before;
+    assert!(
+        (1..=30 / u64::from(STEADY_RESYNCS) + 2).contains(&settled),
+        "a settled project passed {settled} times in 30 resyncs"
+    );
+
+    // Touched (as a simulator setting does): passed at once, not a full resync later.
+    // Right after a full resync's pass, so the next one is a whole interval away.
+    let n = passes(&w);
+    passes_reach(&w, n + 1, full * 2, "a full resync").await;
+    let n = passes(&w);
+    w.store.project_touched(P).await;
+    passes_reach(&w, n + 1, full / 2, "after a touch").await;
+
+    // Scaled up: the new node cannot boot (the simulated clock stands still), so the
+    // project has work left and is passed on every resync again.
+    w.resize("settled", 0, 2).await;
+    passes_reach(&w, passes(&w) + 1, full / 2, "after a change").await;
+    let before = passes(&w);
+    tokio::time::sleep(every * 15).await;
+    let busy = passes(&w) - before;
+    assert!(
+        busy >= 8,
+        "a project with work left passed {busy} times in 15 resyncs"
+    );
+    assert_eq!(
+        w.servers("settled").await.len(),
+        2,
+        "the new node was asked for"
+    );
+
+    let _ = stop.send(());
+    running.await.unwrap();
+}

@@ -21,59 +21,24 @@ struct Counts {
 /// A proxy in front of the real Keystone that counts the dashboard's token validations and
 /// project listings.
 async fn counting_keystone() -> (String, Arc<Counts>) {
-    use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
-    type St = (reqwest::Client, String, Arc<Counts>);
-    async fn forward(
-        State((http, upstream, count)): State<St>,
-        req: Request<Body>,
-    ) -> axum::response::Response {
-        let path = req
-            .uri()
-            .path_and_query()
-            .map(|p| p.as_str().to_string())
-            .unwrap_or_default();
+    let count = Arc::new(Counts::default());
+    let counted = count.clone();
+    let hook: proxy::Hook = Arc::new(move |req: &proxy::Seen| {
+        let get = req.method == axum::http::Method::GET;
+        let path = req.path.split('?').next().unwrap_or_default();
         // The dashboard validates a user's token with that token itself; the controller uses
         // its service token. Count the dashboard's.
-        let own = req.headers().get("x-auth-token") == req.headers().get("x-subject-token");
-        if req.method() == axum::http::Method::GET
-            && req.uri().path().ends_with("/auth/tokens")
-            && own
-        {
-            count.validations.fetch_add(1, SeqCst);
+        let own = req.header("x-auth-token") == req.header("x-subject-token");
+        if get && path.ends_with("/auth/tokens") && own {
+            counted.validations.fetch_add(1, SeqCst);
         }
-        if req.method() == axum::http::Method::GET && req.uri().path().ends_with("/auth/projects") {
-            count.project_lists.fetch_add(1, SeqCst);
+        if get && path.ends_with("/auth/projects") {
+            counted.project_lists.fetch_add(1, SeqCst);
         }
-        let base = upstream.trim_end_matches("/v3");
-        let mut out = http.request(req.method().clone(), format!("{base}{path}"));
-        for (name, value) in req.headers() {
-            if name != "host" && name != "content-length" {
-                out = out.header(name.clone(), value.clone());
-            }
-        }
-        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
-            .await
-            .unwrap_or_default();
-        let r = out.body(body).send().await.unwrap();
-        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
-        let mut headers = axum::http::HeaderMap::new();
-        for (name, value) in r.headers() {
-            if name == "x-subject-token" || name == "content-type" {
-                headers.insert(name.clone(), value.clone());
-            }
-        }
-        (status, headers, r.bytes().await.unwrap_or_default()).into_response()
-    }
-    let count = Arc::new(Counts::default());
-    let app = axum::Router::new().fallback(forward).with_state((
-        reqwest::Client::new(),
-        keystone_url(),
-        count.clone(),
-    ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}/v3"), count)
+        None
+    });
+    let base = keystone_url().trim_end_matches("/v3").to_string();
+    (format!("{}/v3", proxy::start(&base, hook).await), count)
 }
 
 #[tokio::test]

@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
 use common::*;
 use reqwest::Client;
 
@@ -31,69 +30,27 @@ fn lock(r: &Shared) -> std::sync::MutexGuard<'_, Rules> {
 
 /// A proxy in front of `upstream` that streams answers through and applies [`Rules`].
 async fn proxy(upstream: String, rules: Shared) -> String {
-    async fn forward(
-        State((http, upstream, rules)): State<(Client, String, Shared)>,
-        req: Request<Body>,
-    ) -> axum::response::Response {
-        let path = req
-            .uri()
-            .path_and_query()
-            .map(|p| p.to_string())
-            .unwrap_or_default();
-        let token = req
-            .headers()
-            .get("x-auth-token")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let forbidden = || {
-            (
-                axum::http::StatusCode::FORBIDDEN,
-                r#"{"code":403,"message":"You are not allowed to do GetClusterEvents"}"#,
-            )
-                .into_response()
-        };
-        {
-            let mut r = lock(&rules);
-            if path.starts_with("/api/v1/events/stream") {
-                *r.stream_asks.entry(token.clone()).or_default() += 1;
-                let refused = r.refuse_first_streamer.get_or_insert_with(|| token.clone());
-                if *refused == token {
-                    return forbidden();
-                }
-            } else if path.starts_with("/api/v1/events") && r.deny_events {
-                return forbidden();
+    let forbidden = || {
+        proxy::answer(
+            403,
+            r#"{"code":403,"message":"You are not allowed to do GetClusterEvents"}"#,
+        )
+    };
+    let hook: proxy::Hook = Arc::new(move |req: &proxy::Seen| {
+        let token = req.header("x-auth-token").to_string();
+        let mut r = lock(&rules);
+        if req.path.starts_with("/api/v1/events/stream") {
+            *r.stream_asks.entry(token.clone()).or_default() += 1;
+            let refused = r.refuse_first_streamer.get_or_insert_with(|| token.clone());
+            if *refused == token {
+                return Some(forbidden());
             }
+        } else if req.path.starts_with("/api/v1/events") && r.deny_events {
+            return Some(forbidden());
         }
-        let mut out = http
-            .request(req.method().clone(), format!("{upstream}{path}"))
-            .header("x-auth-token", token);
-        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
-            .await
-            .unwrap_or_default();
-        out = out.body(body);
-        let r = out.send().await.unwrap();
-        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
-        let ct = r.headers().get("content-type").cloned();
-        let chunks = futures_util::stream::unfold(r, |mut r| async move {
-            match r.chunk().await {
-                Ok(Some(c)) => Some((Ok::<_, std::io::Error>(c), r)),
-                _ => None,
-            }
-        });
-        let mut res = (status, Body::from_stream(chunks)).into_response();
-        if let Some(ct) = ct {
-            res.headers_mut().insert("content-type", ct);
-        }
-        res
-    }
-    let app = axum::Router::new()
-        .fallback(forward)
-        .with_state((Client::new(), upstream, rules));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+        None
+    });
+    proxy::start(&upstream, hook).await
 }
 
 async fn stream(c: &Client, srv: &TestServer) -> reqwest::Response {

@@ -8,55 +8,25 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::stream::{open, parser, read_until, reason};
-use common::{browser, create_kluster, login};
+use common::{browser, create_kluster, login, proxy};
 use kluster::EventReason;
-use reqwest::Client;
 
 /// A Kubernikus without the event-stream extension: the embedded controller behind a proxy
 /// that answers 404 for `/api/v1/events…`; counts the kluster listings (one per poll).
 async fn plain_kubernikus(upstream: String) -> (String, Arc<AtomicUsize>) {
-    use axum::{body::Body, extract::State, http::Request, response::IntoResponse};
-    type St = (Client, String, Arc<AtomicUsize>);
-    async fn forward(
-        State((http, upstream, listings)): State<St>,
-        req: Request<Body>,
-    ) -> axum::response::Response {
-        let path = req
-            .uri()
-            .path_and_query()
-            .map(|p| p.as_str().to_string())
-            .unwrap_or_default();
-        if req.method() == axum::http::Method::GET && req.uri().path() == "/api/v1/clusters" {
-            listings.fetch_add(1, SeqCst);
-        }
-        if path.starts_with("/api/v1/events") {
-            return (
-                axum::http::StatusCode::NOT_FOUND,
-                r#"{"code":404,"message":"Not found"}"#,
-            )
-                .into_response();
-        }
-        let mut out = http.request(req.method().clone(), format!("{upstream}{path}"));
-        if let Some(t) = req.headers().get("x-auth-token") {
-            out = out.header("x-auth-token", t.clone());
-        }
-        let body = axum::body::to_bytes(req.into_body(), 1 << 20)
-            .await
-            .unwrap_or_default();
-        let r = out.body(body).send().await.unwrap();
-        let status = axum::http::StatusCode::from_u16(r.status().as_u16()).unwrap();
-        (status, r.bytes().await.unwrap_or_default()).into_response()
-    }
     let listings = Arc::new(AtomicUsize::new(0));
-    let app = axum::Router::new().fallback(forward).with_state((
-        Client::new(),
-        upstream,
-        listings.clone(),
-    ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}"), listings)
+    let counted = listings.clone();
+    let hook: proxy::Hook = Arc::new(move |req: &proxy::Seen| {
+        if req.method == axum::http::Method::GET
+            && (req.path == "/api/v1/clusters" || req.path.starts_with("/api/v1/clusters?"))
+        {
+            counted.fetch_add(1, SeqCst);
+        }
+        req.path
+            .starts_with("/api/v1/events")
+            .then(|| proxy::answer(404, r#"{"code":404,"message":"Not found"}"#))
+    });
+    (proxy::start(&upstream, hook).await, listings)
 }
 
 /// Reads whatever the stream sends until `listings` has grown by `polls` (or fails after

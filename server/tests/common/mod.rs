@@ -4,6 +4,7 @@
 
 pub mod clients;
 pub mod cluster;
+pub mod proxy;
 pub mod scenarios;
 pub mod stream;
 

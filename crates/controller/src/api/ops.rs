@@ -62,8 +62,12 @@ pub(crate) async fn project_filter(st: &ApiState, given: String) -> String {
     if given.is_empty() {
         return given;
     }
-    let names = named(st).await;
-    if names.contains_key(&given) {
+    project_named(&named(st).await, given)
+}
+
+/// [`project_filter`] with the project names already at hand (id → name).
+fn project_named(names: &HashMap<String, String>, given: String) -> String {
+    if given.is_empty() || names.contains_key(&given) {
         return given;
     }
     let mut ids = names
@@ -85,7 +89,8 @@ pub async fn events(
 ) -> Result<Json<Vec<OpsEvent>>, ApiError> {
     require_cloud_admin(&st, caller)?;
     let Query(q) = query.map_err(bad_query)?;
-    let project = project_filter(&st, q.project.unwrap_or_default()).await;
+    let names = named(&st).await;
+    let project = project_named(&names, q.project.unwrap_or_default());
     let mut events = match q.last {
         Some(n) => {
             st.store
@@ -99,7 +104,6 @@ pub async fn events(
                 .await?
         }
     };
-    let names = named(&st).await;
     for e in &mut events {
         e.project_name = names.get(&e.project_id).cloned().unwrap_or_default();
     }

@@ -45,8 +45,9 @@ fn quiet(group: &[Observed], report: &PassReport) -> bool {
 }
 
 impl Reconciler {
-    /// The klusters of the projects to pass now: all of them on a full resync; else the
-    /// woken ones and (on a resync) those not steady. Projects still being passed wait.
+    /// The klusters of the projects to pass now: all of them on a full resync (or a resync
+    /// while nothing is steady: one query instead of one per project); else the woken ones
+    /// and (on a resync) those not steady. Projects still being passed wait.
     async fn due(
         &self,
         full: bool,
@@ -55,7 +56,7 @@ impl Reconciler {
         steady: &HashSet<String>,
         running: &HashSet<String>,
     ) -> Result<Vec<Observed>, StoreError> {
-        if full {
+        if full || (resync && steady.is_empty()) {
             return self.store.list_all().await;
         }
         let mut projects: Vec<String> = woken.iter().cloned().collect();

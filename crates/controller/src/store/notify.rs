@@ -44,9 +44,6 @@ impl Store {
         Ok(())
     }
 
-    /// After a committed change to kluster `project/name`: wakes this process's streams
-    /// and, on PostgreSQL, the other replicas' (a failed notification is logged: the
-    /// others also poll).
     /// Tells the reconcilers (here and on other replicas) and the streams that something of
     /// `project` changed outside its klusters' rows (e.g. the simulator's settings), so a
     /// settled project is looked at again at once.
@@ -54,6 +51,9 @@ impl Store {
         self.kluster_changed(project, "").await;
     }
 
+    /// After a committed change to kluster `project/name`: wakes this process's streams
+    /// and, on PostgreSQL, the other replicas' (a failed notification is logged: the
+    /// others also poll).
     pub(super) async fn kluster_changed(&self, project: &str, name: &str) {
         self.touch(project, name);
         if self.dialect != Dialect::Postgres {

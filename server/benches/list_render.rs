@@ -7,7 +7,8 @@
 //!
 //! Run with a Keystone that knows the demo users (`MC_TEST_KEYSTONE_URL`, default the local
 //! one of `scripts/keystone.sh start`): `cargo bench -p server --bench list_render`
-//! (`LIST_COMPARE_BYTES=n` also times a static file of n bytes, e.g. an earlier page's size).
+//! (`LIST_COMPARE_BYTES=n` also times a static file of n bytes, e.g. an earlier page's size;
+//! `LIST_N=n` makes n requests per measurement instead of 100).
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,14 @@ use server::config::Settings;
 
 const KLUSTERS: usize = 2_000;
 const N: usize = 100;
+
+/// Requests per measurement: `LIST_N`, else [`N`] (more, e.g. to profile one of them).
+fn requests() -> usize {
+    std::env::var("LIST_N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(N)
+}
 const WARM: usize = 10;
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
@@ -22,16 +31,17 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1e3
 }
 
-/// Times `N` requests made by `call` (after `WARM` unmeasured ones); returns the sorted
+/// Times [`requests`] made by `call` (after `WARM` unmeasured ones); returns the sorted
 /// samples and the size of the last answer.
 async fn measure<F, Fut>(mut call: F) -> (Vec<Duration>, usize)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = usize>,
 {
-    let mut samples = Vec::with_capacity(N);
+    let n = requests();
+    let mut samples = Vec::with_capacity(n);
     let mut size = 0;
-    for i in 0..N + WARM {
+    for i in 0..n + WARM {
         let t = Instant::now();
         size = call().await;
         if i >= WARM {
@@ -155,7 +165,7 @@ async fn main() {
         .expect("login request");
     assert_eq!(r.status(), 200, "login failed");
 
-    println!("kluster list, {KLUSTERS} klusters in the project, n={N} sequential requests each");
+    println!("kluster list, {KLUSTERS} klusters in the project, n={} sequential requests each", requests());
     let url = format!("{base}/");
     let (page, page_size) = measure(|| get(&client, &url, None, "k0049")).await;
     let page_p50 = line("GET / (first page)", &page, page_size);

@@ -8,17 +8,51 @@ use sqlx::Row;
 use super::klusters::{decode, COLUMNS};
 use super::{Store, StoreError};
 
-/// `WHERE` of a query: the project, part of the name (`LIKE`, escaped) and the phase.
-const FILTER: &str = "project_id = $1 AND name LIKE $2 ESCAPE '\\' AND ($3 = '' OR phase = $3)";
+/// Where [`COLUMNS`] ends: the index of the match count that follows them.
+const TOTAL_COLUMN: usize = 6;
+
+/// A query's `WHERE` clause and how many parameters it binds: the project (`$1`), then only
+/// the filters it uses — part of the name (`LIKE`, escaped) and the phase. Without a search
+/// or a phase filter no condition is added, so counting a project reads an index alone.
+fn filter(query: &ListQuery) -> (String, usize) {
+    let mut clause = String::from("project_id = $1");
+    let mut n = 1;
+    if !query.q.is_empty() {
+        n += 1;
+        clause.push_str(&format!(" AND name LIKE ${n} ESCAPE '\\'"));
+    }
+    if query.phase.is_some() {
+        n += 1;
+        clause.push_str(&format!(" AND phase = ${n}"));
+    }
+    (clause, n)
+}
+
+/// `sql` with the project and the filters [`filter`] put in it bound, in its order.
+fn bound<'q>(
+    sql: &'q str,
+    project: &'q str,
+    pattern: &'q str,
+    query: &ListQuery,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let mut q = sqlx::query(sql).bind(project);
+    if !query.q.is_empty() {
+        q = q.bind(pattern);
+    }
+    if let Some(phase) = query.phase {
+        q = q.bind(phase.as_str());
+    }
+    q
+}
 
 impl Store {
     /// What `query` selects from the project's klusters, and
     /// how many matched before paging; the same answer as [`ListQuery::apply`] on
-    /// [`Store::list`].
+    /// [`Store::list`]. One statement answers both (the count is a sub-query), but for a
+    /// page past the last, which is counted on its own.
     pub async fn list_query(&self, project: &str, query: &ListQuery) -> Result<Listed, StoreError> {
         self.check_ready()?;
         let pattern = format!("%{}%", escape_like(&query.q));
-        let phase = query.phase.map(|p| p.as_str()).unwrap_or("");
         let dir = if query.descending { "DESC" } else { "ASC" };
         let key = match query.sort {
             SortKey::Created => format!("created_at {dir}, "),
@@ -33,25 +67,28 @@ impl Store {
             SortKey::Nodes => format!("nodes {dir}, "),
             SortKey::Name => String::new(),
         };
-        let total: i64 = sqlx::query(&format!("SELECT COUNT(*) FROM klusters WHERE {FILTER}"))
-            .bind(project)
-            .bind(&pattern)
-            .bind(phase)
-            .fetch_one(&self.pool)
-            .await?
-            .try_get(0)?;
+        let (filter, n) = filter(query);
+        let count = format!("SELECT COUNT(*) FROM klusters WHERE {filter}");
+        let page = format!(
+            "SELECT {COLUMNS}, ({count}) FROM klusters WHERE {filter}
+             ORDER BY {key}name {dir} LIMIT ${} OFFSET ${}",
+            n + 1,
+            n + 2
+        );
         let limit = query.limit.map_or(i64::MAX, |l| l as i64);
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM klusters WHERE {FILTER}
-             ORDER BY {key}name {dir} LIMIT $4 OFFSET $5"
-        ))
-        .bind(project)
-        .bind(&pattern)
-        .bind(phase)
-        .bind(limit)
-        .bind(query.offset as i64)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = bound(&page, project, &pattern, query)
+            .bind(limit)
+            .bind(query.offset as i64)
+            .fetch_all(&self.pool)
+            .await?;
+        let total: i64 = match rows.first() {
+            Some(row) => row.try_get(TOTAL_COLUMN)?,
+            None if query.offset == 0 && query.limit != Some(0) => 0,
+            None => bound(&count, project, &pattern, query)
+                .fetch_one(&self.pool)
+                .await?
+                .try_get(0)?,
+        };
         let items = rows
             .iter()
             .map(|r| decode(r).map(|s| s.kluster))
@@ -115,8 +152,20 @@ mod tests {
             SortKey::Nodes,
         ] {
             for descending in [false, true] {
-                for (q, phase) in [("", None), ("k1", None), ("", Some(KlusterPhase::Running))] {
-                    for (limit, offset) in [(None, 0), (Some(5), 0), (Some(5), 7)] {
+                for (q, phase) in [
+                    ("", None),
+                    ("k1", None),
+                    ("", Some(KlusterPhase::Running)),
+                    ("k1", Some(KlusterPhase::Running)),
+                    ("no such kluster", None),
+                ] {
+                    for (limit, offset) in [
+                        (None, 0),
+                        (Some(0), 0),
+                        (Some(5), 0),
+                        (Some(5), 7),
+                        (Some(5), 500),
+                    ] {
                         let query = ListQuery {
                             q: q.into(),
                             phase,
@@ -179,11 +228,12 @@ mod tests {
         // A database from before the column: counted when migrated.
         drop(store);
         let old = Store::open(&path).await.unwrap();
-        let before = format!("PRAGMA user_version = {}", crate::store::SCHEMA_VERSION - 1);
+        // Migration 11 added the column; what came after it goes too.
         for sql in [
+            "DROP INDEX klusters_by_phase",
             "DROP INDEX klusters_by_nodes",
             "ALTER TABLE klusters DROP COLUMN nodes",
-            &before,
+            "PRAGMA user_version = 10",
         ] {
             sqlx::raw_sql(sql).execute(&old.pool).await.unwrap();
         }

@@ -1,7 +1,7 @@
 //! The reconcile loop passes a settled project (every kluster Running with its pools at
 //! size, nothing to do) only every `STEADY_RESYNCS` resyncs, and at once again when it
 //! changes or is touched (a simulator setting); a project with work left is passed on every
-//! resync.
+//! resync, and one that the cloud refuses (over quota) with a growing delay.
 
 mod common;
 
@@ -72,6 +72,59 @@ async fn a_settled_project_is_passed_seldom_and_at_once_when_it_changes() {
         2,
         "the new node was asked for"
     );
+
+    let _ = stop.send(());
+    running.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_project_the_cloud_refuses_is_passed_with_a_growing_delay_and_at_once_when_touched() {
+    let w = world("stalled").await;
+    w.up("full", &[("a", 6)]).await; // the project may have 6 servers: it is at its quota
+    let every = Duration::from_millis(40);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(w.rec.clone().run(every, async {
+        let _ = stopped.await;
+    }));
+    let refused = || async {
+        w.events("full")
+            .await
+            .into_iter()
+            .filter(|e| e.reason == "FailedCreateNode")
+            .map(|e| e.count)
+            .sum::<i64>()
+    };
+
+    // One node more than the quota: the change is acted on at once, and refused.
+    let n = passes(&w);
+    w.resize("full", 0, 7).await;
+    passes_reach(&w, n + 1, every * 5, "after the scale").await;
+    let t0 = std::time::Instant::now();
+    while refused().await == 0 {
+        assert!(t0.elapsed() < every * 10, "the create was not tried");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+
+    // Refused again and again: asked after 2, 4, 8, then every 15 resyncs, not every one:
+    // within 30 resyncs about 5 passes (and the full resyncs' 2), not 30.
+    let (before, asked) = (passes(&w), refused().await);
+    tokio::time::sleep(every * 30).await;
+    let (stalled, asks) = (passes(&w) - before, refused().await - asked);
+    assert!(
+        stalled <= 9,
+        "a project whose every pass is refused passed {stalled} times in 30 resyncs"
+    );
+    assert!(asks <= 9, "the refused server was asked for {asks} times");
+    assert!(
+        stalled >= 2,
+        "it is still retried ({stalled} passes in 30 resyncs)"
+    );
+    assert_eq!(w.servers("full").await.len(), 6);
+
+    // A quota raised through the simulator touches the project: passed at once.
+    let n = passes(&w);
+    w.store.project_touched(P).await;
+    passes_reach(&w, n + 1, every * 3, "after a touch").await;
 
     let _ = stop.send(());
     running.await.unwrap();

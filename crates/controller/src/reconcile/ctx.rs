@@ -93,6 +93,8 @@ pub struct Outcome {
     pub created: usize,
     /// Servers and resources whose deletion was requested.
     pub deleted: usize,
+    /// Server creations the cloud refused (over quota, or a fault).
+    pub refused: usize,
     /// Ids of servers deleted as broken (flight).
     pub grounded: BTreeSet<String>,
     /// Ids of servers created (launch).
@@ -108,6 +110,7 @@ impl Outcome {
     pub fn add(&mut self, other: Outcome) {
         self.created += other.created;
         self.deleted += other.deleted;
+        self.refused += other.refused;
         self.grounded.extend(other.grounded);
         self.launched.extend(other.launched);
         self.dropped.extend(other.dropped);

@@ -22,6 +22,8 @@ pub struct PassReport {
     pub created: usize,
     /// Servers and resources whose deletion was requested.
     pub deleted: usize,
+    /// Server creations the cloud refused (over quota, or a fault).
+    pub refused: usize,
     /// Projects whose pass was cut short at twice their time budget.
     pub cut_short: usize,
     /// Klusters whose reconciliation failed (logged; the next pass tries again).
@@ -34,6 +36,7 @@ impl PassReport {
         self.changed += other.changed;
         self.created += other.created;
         self.deleted += other.deleted;
+        self.refused += other.refused;
         self.cut_short += other.cut_short;
         self.failed += other.failed;
     }
@@ -74,6 +77,7 @@ impl Ctx<'_> {
                 Ok((out, changed)) => {
                     report.created += out.created;
                     report.deleted += out.deleted;
+                    report.refused += out.refused;
                     report.changed += usize::from(changed);
                 }
                 Err(e) => {

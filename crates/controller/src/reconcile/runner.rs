@@ -9,6 +9,12 @@
 //! [`STEADY_RESYNCS`] resyncs, so a controller with thousands of settled klusters does not
 //! read and reconcile all of them every second. A change (or a simulator setting) wakes it
 //! at once as before; what changes in the cloud unseen is found by that slower resync.
+//!
+//! A project whose passes get nowhere because the cloud refuses what they ask (a pool over
+//! quota, while everything that exists is up) is stalled: it is passed again after 2, 4, 8
+//! resyncs, then every [`STEADY_RESYNCS`], as Kubernetes requeues a failing object with a
+//! growing delay, instead of asking the cloud for the same refused server every second.
+//! A change or a touch (a quota raised through the simulator) passes it at once again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -26,43 +32,95 @@ const COALESCE: Duration = Duration::from_millis(5);
 /// A steady project is passed by every this many resyncs (and at once when it changes).
 pub const STEADY_RESYNCS: u32 = 15;
 
-/// Whether a pass over `group` that did `report` left nothing to do.
-fn quiet(group: &[Observed], report: &PassReport) -> bool {
+/// Whether a pass that did `report` moved nothing: no write, creation, deletion or failure.
+fn idle(report: &PassReport) -> bool {
     report.changed == 0
         && report.created == 0
         && report.deleted == 0
         && report.failed == 0
         && report.cut_short == 0
-        && group.iter().all(|o| {
-            let k = &o.stored.kluster;
-            k.status.phase == kluster::KlusterPhase::Running
-                && k.spec.node_pools.len() == k.status.node_pools.len()
-                && k.status
-                    .node_pools
-                    .iter()
-                    .all(|p| p.running == p.size && p.healthy == p.size)
-        })
+}
+
+/// Whether every kluster of `group` is Running with each of its pools' nodes healthy; `full`:
+/// and each pool at its size.
+fn up(group: &[Observed], full: bool) -> bool {
+    group.iter().all(|o| {
+        let k = &o.stored.kluster;
+        k.status.phase == kluster::KlusterPhase::Running
+            && k.spec.node_pools.len() == k.status.node_pools.len()
+            && k.status
+                .node_pools
+                .iter()
+                .all(|p| p.healthy == p.running && (!full || p.running == p.size))
+    })
+}
+
+/// Whether a pass over `group` that did `report` left nothing to do.
+fn quiet(group: &[Observed], report: &PassReport) -> bool {
+    idle(report) && report.refused == 0 && up(group, true)
+}
+
+/// Whether a pass over `group` that did `report` got nowhere only because the cloud refused
+/// what it asked: everything that exists is up, nothing else moved.
+fn stalled(group: &[Observed], report: &PassReport) -> bool {
+    idle(report) && report.refused > 0 && up(group, false)
+}
+
+/// How a project's last pass ended, for when the resync passes it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rest {
+    /// Nothing to do: full resyncs only.
+    Steady,
+    /// Refused this many passes in a row: again from resync number `.1` on.
+    Stalled(u32, u32),
+}
+
+impl Rest {
+    /// Whether the resync numbered `resync` skips the project.
+    fn skips(self, resync: u32) -> bool {
+        match self {
+            Rest::Steady => true,
+            Rest::Stalled(_, from) => resync < from,
+        }
+    }
+}
+
+/// The rest after a pass that left the project `settled` or `stuck` (see [`quiet`] and
+/// [`stalled`]), given the one before it, at resync number `resync`.
+fn rest_after(before: Option<Rest>, settled: bool, stuck: bool, resync: u32) -> Option<Rest> {
+    if settled {
+        return Some(Rest::Steady);
+    }
+    if !stuck {
+        return None;
+    }
+    let times = match before {
+        Some(Rest::Stalled(n, _)) => n.saturating_add(1),
+        _ => 1,
+    };
+    let wait = 2u32.saturating_pow(times).min(STEADY_RESYNCS);
+    Some(Rest::Stalled(times, resync.saturating_add(wait)))
 }
 
 impl Reconciler {
     /// The klusters of the projects to pass now: all of them on a full resync (or a resync
-    /// while nothing is steady: one query instead of one per project); else the woken ones
-    /// and (on a resync) those not steady. Projects still being passed wait.
+    /// that skips nothing: one query instead of one per project); else the woken ones and
+    /// (on a resync) those not resting. Projects still being passed wait.
     async fn due(
         &self,
         full: bool,
         resync: bool,
         woken: &HashSet<String>,
-        steady: &HashSet<String>,
+        resting: &HashSet<String>,
         running: &HashSet<String>,
     ) -> Result<Vec<Observed>, StoreError> {
-        if full || (resync && steady.is_empty()) {
+        if full || (resync && resting.is_empty()) {
             return self.store.list_all().await;
         }
         let mut projects: Vec<String> = woken.iter().cloned().collect();
         if resync {
             for p in self.store.kluster_projects().await? {
-                if !steady.contains(&p) && !woken.contains(&p) {
+                if !resting.contains(&p) && !woken.contains(&p) {
                     projects.push(p);
                 }
             }
@@ -90,7 +148,7 @@ impl Reconciler {
         let mut resync = Instant::now(); // due now
         let mut resyncs: u32 = 0; // the first one is full
         let mut woken: HashSet<String> = HashSet::new();
-        let mut steady: HashSet<String> = HashSet::new();
+        let mut rests: HashMap<String, Rest> = HashMap::new();
         loop {
             if renewed.elapsed() >= ttl / 3 || !self.lease.valid() {
                 self.lease.renew(&self.store, &holder, ttl).await;
@@ -98,7 +156,7 @@ impl Reconciler {
             }
             let leading = self.lease.valid();
             if !leading {
-                steady.clear(); // a new leader term starts with a full resync
+                rests.clear(); // a new leader term starts with a full resync
                 resyncs = 0;
             }
             let resync_due = leading && Instant::now() >= resync;
@@ -109,7 +167,12 @@ impl Reconciler {
                     resyncs = resyncs.wrapping_add(1);
                 }
                 let running: HashSet<String> = busy.values().cloned().collect();
-                let listed = self.due(full, resync_due, &woken, &steady, &running).await;
+                let resting: HashSet<String> = rests
+                    .iter()
+                    .filter(|(_, r)| r.skips(resyncs))
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                let listed = self.due(full, resync_due, &woken, &resting, &running).await;
                 match listed {
                     Ok(all) => {
                         for (project, group) in by_project(all) {
@@ -118,15 +181,20 @@ impl Reconciler {
                                 continue;
                             }
                             woken.remove(&project);
-                            steady.remove(&project);
+                            let before = rests.remove(&project);
                             let (rec, slots, name) = (self.clone(), slots.clone(), project.clone());
                             let handle = tasks.spawn(async move {
                                 let Ok(_slot) = slots.acquire_owned().await else {
-                                    return (project, false);
+                                    return (project, None);
                                 };
                                 let report = rec.project(&project, &group, Some(&rec.lease)).await;
-                                let settled = quiet(&group, &report);
-                                (project, settled)
+                                let rest = rest_after(
+                                    before,
+                                    quiet(&group, &report),
+                                    stalled(&group, &report),
+                                    resyncs,
+                                );
+                                (project, rest)
                             });
                             busy.insert(handle.id(), name);
                         }
@@ -153,10 +221,10 @@ impl Reconciler {
                 _ = tokio::time::sleep_until(next) => {}
                 done = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     let id = match done {
-                        Some(Ok((id, (project, settled)))) => {
+                        Some(Ok((id, (project, rest)))) => {
                             // A change that came in meanwhile keeps it unsettled.
-                            if settled && !woken.contains(&project) {
-                                steady.insert(project);
+                            if let Some(rest) = rest.filter(|_| !woken.contains(&project)) {
+                                rests.insert(project, rest);
                             }
                             Some(id)
                         }
@@ -173,11 +241,11 @@ impl Reconciler {
                 change = changes.recv() => {
                     match change {
                         Ok((project, _)) => {
-                            steady.remove(&project);
+                            rests.remove(&project);
                             woken.insert(project);
                             tokio::time::sleep(COALESCE).await;
                             while let Ok((project, _)) = changes.try_recv() {
-                                steady.remove(&project);
+                                rests.remove(&project);
                                 woken.insert(project);
                             }
                         }
@@ -185,12 +253,37 @@ impl Reconciler {
                             // Changes were missed: everything is due, in full.
                             resync = Instant::now();
                             resyncs = 0;
-                            steady.clear();
+                            rests.clear();
                         }
                         Err(RecvError::Closed) => {}
                     }
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stalled_project_rests_longer_each_time_up_to_a_steady_one() {
+        let mut rest = None;
+        let mut waits = Vec::new();
+        for resync in [10, 12, 16, 24, 39, 54] {
+            rest = rest_after(rest, false, true, resync);
+            match rest {
+                Some(Rest::Stalled(_, from)) => waits.push(from - resync),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(waits, [2, 4, 8, 15, 15, 15]);
+        let r = rest.unwrap();
+        assert!(r.skips(60) && !r.skips(69));
+        // Progress ends the rest; nothing left to do is steady whatever came before.
+        assert_eq!(rest_after(rest, false, false, 70), None);
+        assert_eq!(rest_after(rest, true, false, 70), Some(Rest::Steady));
+        assert!(Rest::Steady.skips(u32::MAX));
     }
 }

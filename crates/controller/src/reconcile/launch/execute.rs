@@ -66,6 +66,7 @@ pub async fn reconcile(
                         .await?;
                 }
                 Err(e) => {
+                    out.refused += 1;
                     // The same error would repeat for the rest of the pool: stop here.
                     let message = format!("Failed to create node: {e}");
                     let detail = (e.kind == CloudErrorKind::QuotaExceeded)

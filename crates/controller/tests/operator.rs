@@ -300,6 +300,35 @@ async fn the_audit_trail_records_who_changed_what_and_is_scoped_per_project() {
     .await;
     assert_eq!(s, 403);
     assert_error(&v, 403, "Only cloud admins");
+    let (s, _) = send(
+        &app,
+        "GET",
+        "/api/v1/audit?project=staging",
+        &alice,
+        "r",
+        None,
+    )
+    .await;
+    assert_eq!(s, 403, "another project by its name");
+    // Their own project, by its id or its name (any case), is theirs to read.
+    for own in [demo.as_str(), "DEMO", "demo"] {
+        let (s, v) = send(
+            &app,
+            "GET",
+            &format!("/api/v1/audit?project={own}"),
+            &alice,
+            "r",
+            None,
+        )
+        .await;
+        assert_eq!(s, 200, "?project={own}: {v}");
+        let rows = v.as_array().unwrap();
+        assert!(!rows.is_empty(), "{v}");
+        assert!(
+            rows.iter().all(|r| r["projectName"] == json!("demo")),
+            "{v}"
+        );
+    }
 
     // Cloud admins: every project, or one.
     let (s, v) = send(&app, "GET", "/api/v1/audit", &admin, "r", None).await;

@@ -213,7 +213,11 @@ pub async fn list(
     let cloud_admin = is_cloud_admin(&st, &who);
     let project = match (cloud_admin, q.project) {
         (true, p) => super::ops::project_filter(&st, p.unwrap_or_default()).await,
-        (false, Some(p)) if p != who.account => {
+        (false, Some(p))
+            if !p.trim().is_empty()
+                && p != who.account
+                && !p.eq_ignore_ascii_case(&who.account_name) =>
+        {
             return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 format!(

@@ -165,7 +165,10 @@ async fn main() {
         .expect("login request");
     assert_eq!(r.status(), 200, "login failed");
 
-    println!("kluster list, {KLUSTERS} klusters in the project, n={} sequential requests each", requests());
+    println!(
+        "kluster list, {KLUSTERS} klusters in the project, n={} sequential requests each",
+        requests()
+    );
     let url = format!("{base}/");
     let (page, page_size) = measure(|| get(&client, &url, None, "k0049")).await;
     let page_p50 = line("GET / (first page)", &page, page_size);

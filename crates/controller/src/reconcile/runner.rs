@@ -105,22 +105,25 @@ fn rest_after(before: Option<Rest>, settled: bool, stuck: bool, resync: u32) -> 
 impl Reconciler {
     /// The klusters of the projects to pass now: all of them on a full resync (or a resync
     /// that skips nothing: one query instead of one per project); else the woken ones and
-    /// (on a resync) those not resting. Projects still being passed wait.
+    /// (on a resync) those whose rest does not skip resync number `resyncs`. Projects
+    /// still being passed wait.
     async fn due(
         &self,
         full: bool,
         resync: bool,
+        resyncs: u32,
         woken: &HashSet<String>,
-        resting: &HashSet<String>,
+        rests: &HashMap<String, Rest>,
         running: &HashSet<String>,
     ) -> Result<Vec<Observed>, StoreError> {
-        if full || (resync && resting.is_empty()) {
+        let resting = |p: &String| rests.get(p).is_some_and(|r| r.skips(resyncs));
+        if full || (resync && !rests.values().any(|r| r.skips(resyncs))) {
             return self.store.list_all().await;
         }
         let mut projects: Vec<String> = woken.iter().cloned().collect();
         if resync {
             for p in self.store.kluster_projects().await? {
-                if !resting.contains(&p) && !woken.contains(&p) {
+                if !resting(&p) && !woken.contains(&p) {
                     projects.push(p);
                 }
             }
@@ -167,12 +170,9 @@ impl Reconciler {
                     resyncs = resyncs.wrapping_add(1);
                 }
                 let running: HashSet<String> = busy.values().cloned().collect();
-                let resting: HashSet<String> = rests
-                    .iter()
-                    .filter(|(_, r)| r.skips(resyncs))
-                    .map(|(p, _)| p.clone())
-                    .collect();
-                let listed = self.due(full, resync_due, &woken, &resting, &running).await;
+                let listed = self
+                    .due(full, resync_due, resyncs, &woken, &rests, &running)
+                    .await;
                 match listed {
                     Ok(all) => {
                         for (project, group) in by_project(all) {

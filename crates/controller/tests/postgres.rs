@@ -1,7 +1,8 @@
 //! The controller on PostgreSQL (`MC_TEST_POSTGRES_URL`, started by scripts/test), each test
 //! in a schema of its own: two replicas share klusters, events and the simulated cloud;
 //! event sequence numbers stay unique and in commit order across writers; exactly one
-//! replica reconciles; a database migrated by a newer controller is refused.
+//! replica reconciles; a database migrated by a newer controller is refused; the audit trail and
+//! the list query answer as on SQLite.
 
 mod common;
 
@@ -191,4 +192,11 @@ async fn the_audit_trail_is_scoped_filtered_and_paged_on_postgres() {
     let db = fresh_database("audit").await;
     let store = Store::connect(&db).await.unwrap();
     controller::store::audit_checks::audit_trail_filters_and_scopes(&store).await;
+}
+
+#[tokio::test]
+async fn the_list_query_searches_sorts_and_pages_in_sql_on_postgres() {
+    let db = fresh_database("listing").await;
+    let store = Store::connect(&db).await.unwrap();
+    controller::store::listing_checks::list_queries_follow_writes(&store).await;
 }

@@ -8,41 +8,30 @@ use sqlx::Row;
 use super::klusters::{decode, COLUMNS};
 use super::{Store, StoreError};
 
-/// Where [`COLUMNS`] ends: the index of the match count that follows them.
-const TOTAL_COLUMN: usize = 6;
-
-/// A query's `WHERE` clause and how many parameters it binds: the project (`$1`), then only
-/// the filters it uses — part of the name (`LIKE`, escaped) and the phase. Without a search
-/// or a phase filter no condition is added, so counting a project reads an index alone.
-fn filter(query: &ListQuery) -> (String, usize) {
+/// A query's `WHERE` clause and the values it binds, in their order: the project (`$1`),
+/// then only the filters the query uses — part of the name (`pattern`, for `LIKE`, escaped)
+/// and the phase. Without a search or a phase filter no condition is added, so counting a
+/// project reads an index alone.
+fn filter<'a>(project: &'a str, pattern: &'a str, query: &ListQuery) -> (String, Vec<&'a str>) {
     let mut clause = String::from("project_id = $1");
-    let mut n = 1;
+    let mut binds = vec![project];
     if !query.q.is_empty() {
-        n += 1;
-        clause.push_str(&format!(" AND name LIKE ${n} ESCAPE '\\'"));
-    }
-    if query.phase.is_some() {
-        n += 1;
-        clause.push_str(&format!(" AND phase = ${n}"));
-    }
-    (clause, n)
-}
-
-/// `sql` with the project and the filters [`filter`] put in it bound, in its order.
-fn bound<'q>(
-    sql: &'q str,
-    project: &'q str,
-    pattern: &'q str,
-    query: &ListQuery,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    let mut q = sqlx::query(sql).bind(project);
-    if !query.q.is_empty() {
-        q = q.bind(pattern);
+        binds.push(pattern);
+        clause.push_str(&format!(" AND name LIKE ${} ESCAPE '\\'", binds.len()));
     }
     if let Some(phase) = query.phase {
-        q = q.bind(phase.as_str());
+        binds.push(phase.as_str());
+        clause.push_str(&format!(" AND phase = ${}", binds.len()));
     }
-    q
+    (clause, binds)
+}
+
+/// `sql` with `binds` bound, in order.
+fn bound<'q>(
+    sql: &'q str,
+    binds: &[&'q str],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    binds.iter().fold(sqlx::query(sql), |q, b| q.bind(*b))
 }
 
 impl Store {
@@ -67,24 +56,25 @@ impl Store {
             SortKey::Nodes => format!("nodes {dir}, "),
             SortKey::Name => String::new(),
         };
-        let (filter, n) = filter(query);
+        let (filter, binds) = filter(project, &pattern, query);
         let count = format!("SELECT COUNT(*) FROM klusters WHERE {filter}");
         let page = format!(
             "SELECT {COLUMNS}, ({count}) FROM klusters WHERE {filter}
              ORDER BY {key}name {dir} LIMIT ${} OFFSET ${}",
-            n + 1,
-            n + 2
+            binds.len() + 1,
+            binds.len() + 2
         );
         let limit = query.limit.map_or(i64::MAX, |l| l as i64);
-        let rows = bound(&page, project, &pattern, query)
+        let rows = bound(&page, &binds)
             .bind(limit)
             .bind(query.offset as i64)
             .fetch_all(&self.pool)
             .await?;
         let total: i64 = match rows.first() {
-            Some(row) => row.try_get(TOTAL_COLUMN)?,
+            // The count follows the columns.
+            Some(row) => row.try_get(COLUMNS.split(',').count())?,
             None if query.offset == 0 && query.limit != Some(0) => 0,
-            None => bound(&count, project, &pattern, query)
+            None => bound(&count, &binds)
                 .fetch_one(&self.pool)
                 .await?
                 .try_get(0)?,
@@ -112,32 +102,33 @@ fn escape_like(s: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::test_util::*;
+pub mod checks {
+    //! One behaviour check of the list query in SQL, run on each engine.
     use super::*;
+    use crate::store::{CaRecord, StoredKluster};
     use kluster::KlusterPhase;
 
-    #[test]
-    fn like_wildcards_are_taken_literally() {
-        assert_eq!(super::escape_like(r"a%b_c\d"), r"a\%b\_c\\d");
-    }
-
-    fn with_pools(name: &str, sizes: &[i64]) -> crate::store::StoredKluster {
-        let mut s = stored(name);
+    fn with_pools(name: &str, sizes: &[i64]) -> StoredKluster {
         let pools: Vec<_> = sizes
             .iter()
             .enumerate()
             .map(|(i, n)| serde_json::json!({"name": format!("p{i}"), "size": n, "flavor": "m1.small", "availabilityZone": "az-a"}))
             .collect();
-        s.kluster.spec.node_pools =
-            serde_json::from_value(serde_json::Value::Array(pools)).unwrap();
-        s
+        let mut kluster = kluster::Kluster {
+            name: name.into(),
+            ..Default::default()
+        };
+        kluster.spec.node_pools = serde_json::from_value(serde_json::Value::Array(pools)).unwrap();
+        StoredKluster {
+            kluster,
+            creator: "alice/demo".into(),
+            termination_protected: false,
+        }
     }
 
-    /// Every sort (both ways), search, filter and page the database answers is what
-    /// [`ListQuery::apply`] gives on the whole project.
-    async fn agrees_with_apply(store: &Store) {
+    /// Every sort (both ways), search, filter and page the database answers for project
+    /// `p` is what [`ListQuery::apply`] gives on the whole project; panics on a mismatch.
+    pub async fn agrees_with_apply(store: &Store) {
         let all: Vec<_> = store
             .list("p")
             .await
@@ -182,10 +173,15 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn sorting_by_nodes_happens_in_the_database_and_follows_every_write() {
-        let path = db_path("nodes-sort");
-        let store = Store::open(&path).await.unwrap();
+    /// Fills project `p` of an empty store with 24 klusters (node counts with ties and a
+    /// negative pool size, some Running), checks [`agrees_with_apply`], then again after a
+    /// scale (`modify`) and a replaced body (`update`) changed node counts; panics on a
+    /// mismatch.
+    pub async fn list_queries_follow_writes(store: &Store) {
+        let ca = CaRecord {
+            cert_pem: String::new(),
+            key_sealed: Vec::new(),
+        };
         for i in 0..24i64 {
             // Sizes with ties and a negative one (counted as 0), pools of 0 to 2.
             let sizes: Vec<i64> = (0..i % 3)
@@ -195,9 +191,9 @@ mod tests {
             if i % 4 == 0 {
                 k.kluster.status.phase = KlusterPhase::Running;
             }
-            store.insert("p", &k, &ca()).await.unwrap();
+            store.insert("p", &k, &ca).await.unwrap();
         }
-        agrees_with_apply(&store).await;
+        agrees_with_apply(store).await;
 
         // Writes change the count: a scale through `modify`, a replaced body through `update`.
         store
@@ -212,7 +208,7 @@ mod tests {
         let mut k = store.get("p", "k10").await.unwrap().unwrap().kluster;
         k.spec.node_pools.clear();
         store.update("p", &k).await.unwrap();
-        agrees_with_apply(&store).await;
+        agrees_with_apply(store).await;
         let top = ListQuery {
             sort: SortKey::Nodes,
             descending: true,
@@ -224,6 +220,25 @@ mod tests {
             listed.items[0].name, "k04",
             "the scaled kluster has the most nodes"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use super::checks::*;
+    use super::*;
+
+    #[test]
+    fn like_wildcards_are_taken_literally() {
+        assert_eq!(super::escape_like(r"a%b_c\d"), r"a\%b\_c\\d");
+    }
+
+    #[tokio::test]
+    async fn sorting_by_nodes_happens_in_the_database_and_follows_every_write() {
+        let path = db_path("nodes-sort");
+        let store = Store::open(&path).await.unwrap();
+        list_queries_follow_writes(&store).await;
 
         // A database from before the column: counted when migrated.
         drop(store);

@@ -37,6 +37,7 @@ pub use database::{Database, Dialect};
 pub use error::StoreError;
 pub use events::NewEvent;
 pub use klusters::new_uid;
+pub use listing::checks as listing_checks;
 pub use ops::RepeatedWarning;
 pub use schema::SCHEMA_VERSION;
 

@@ -16,6 +16,7 @@ and a .br (quality 11) when smaller.
 """
 
 import base64
+import concurrent.futures
 import gzip
 import hashlib
 import json
@@ -107,24 +108,33 @@ def main(pkg, hash_file):
 
 
 def compress(pkg):
+    """Writes each asset's .gz and .br, on every core at once (zopfli and brotli are
+    single-threaded; the main WASM's zopfli alone is most of the time, so the largest
+    files start first)."""
     brotli = shutil.which("brotli")
     zopfli = shutil.which("zopfli")
     if not brotli:
         fail("the brotli command is missing (scripts/setup installs Debian's brotli)")
-    for f in sorted(os.listdir(pkg)):
-        path = os.path.join(pkg, f)
-        if not os.path.isfile(path):
-            continue
-        data = read(path)
+    paths = [os.path.join(pkg, f) for f in os.listdir(pkg)]
+    paths = sorted((p for p in paths if os.path.isfile(p)), key=os.path.getsize, reverse=True)
+
+    def gz(path):
         if zopfli:
-            gz = subprocess.run([zopfli, "--i5", "-c", path], check=True, capture_output=True).stdout
+            out = subprocess.run([zopfli, "--i5", "-c", path], check=True, capture_output=True).stdout
         else:
-            gz = gzip.compress(data, compresslevel=9, mtime=0)
-        if len(gz) < len(data):
-            write(path + ".gz", gz)
+            out = gzip.compress(read(path), compresslevel=9, mtime=0)
+        if len(out) < os.path.getsize(path):
+            write(path + ".gz", out)
+
+    def br(path):
         subprocess.run([brotli, "-q", "11", "-f", "-o", path + ".br", path], check=True)
-        if os.path.getsize(path + ".br") >= len(data):
+        if os.path.getsize(path + ".br") >= os.path.getsize(path):
             os.remove(path + ".br")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        jobs = [pool.submit(job, p) for p in paths for job in (gz, br)]
+        for job in jobs:
+            job.result()
 
 
 def size(pkg, name, ext=""):

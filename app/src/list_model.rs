@@ -42,28 +42,101 @@ pub struct KlusterRow {
     pub created_by: String,
 }
 
-impl From<kluster::Kluster> for KlusterRow {
+/// A kluster as the list reads it from the controller's answer: only the fields a
+/// [`KlusterRow`] shows (the rest of each kluster is skipped unread, not decoded).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ListedKluster {
+    name: String,
+    spec: ListedSpec,
+    status: ListedStatus,
+    metadata: ListedMetadata,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct ListedSpec {
+    version: String,
+    #[serde(rename = "nodePools")]
+    node_pools: Vec<ListedPool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct ListedPool {
+    name: String,
+    size: i64,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct ListedStatus {
+    phase: kluster::KlusterPhase,
+    version: String,
+    #[serde(rename = "nodePools")]
+    node_pools: Vec<kluster::NodePoolInfo>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct ListedMetadata {
+    #[serde(rename = "creationTimestamp")]
+    creation_timestamp: String,
+    #[serde(rename = "createdBy")]
+    created_by: String,
+}
+
+impl From<kluster::Kluster> for ListedKluster {
     fn from(k: kluster::Kluster) -> Self {
+        let meta = k.metadata.unwrap_or_default();
+        ListedKluster {
+            name: k.name,
+            spec: ListedSpec {
+                version: k.spec.version,
+                node_pools: k
+                    .spec
+                    .node_pools
+                    .into_iter()
+                    .map(|p| ListedPool {
+                        name: p.name,
+                        size: p.size,
+                    })
+                    .collect(),
+            },
+            status: ListedStatus {
+                phase: k.status.phase,
+                version: k.status.version,
+                node_pools: k.status.node_pools,
+            },
+            metadata: ListedMetadata {
+                creation_timestamp: meta.creation_timestamp,
+                created_by: meta.created_by,
+            },
+        }
+    }
+}
+
+impl From<ListedKluster> for KlusterRow {
+    fn from(k: ListedKluster) -> Self {
         let pools = k
             .spec
             .node_pools
-            .iter()
+            .into_iter()
             .map(|p| {
                 let info = k.status.node_pools.iter().find(|i| i.name == p.name);
                 PoolRow {
-                    name: p.name.clone(),
-                    size: p.size,
                     running: info.map(|i| i.running),
                     healthy: info.map_or(0, |i| i.healthy),
                     schedulable: info.map_or(0, |i| i.schedulable),
+                    name: p.name,
+                    size: p.size,
                 }
             })
             .collect();
-        let meta = k.metadata.unwrap_or_default();
-        let created = meta.creation_timestamp.get(..16).unwrap_or_default();
+        let created = k.metadata.creation_timestamp.get(..16).unwrap_or_default();
         KlusterRow {
             created: created.replacen('T', " ", 1),
-            created_by: meta.created_by,
+            created_by: k.metadata.created_by,
             version: if k.status.version.is_empty() {
                 k.spec.version
             } else {
@@ -73,6 +146,12 @@ impl From<kluster::Kluster> for KlusterRow {
             phase: k.status.phase,
             pools,
         }
+    }
+}
+
+impl From<kluster::Kluster> for KlusterRow {
+    fn from(k: kluster::Kluster) -> Self {
+        ListedKluster::from(k).into()
     }
 }
 
@@ -179,10 +258,15 @@ pub fn page_of_all(query: &ListQuery, all: Vec<kluster::Kluster>, page: usize) -
 
 /// A page from what the controller (or [`page_of_all`]) selected.
 pub fn page_from(listed: Listed, page: usize) -> KlusterPage {
+    rows_page(listed.items, listed.total, page)
+}
+
+/// Page `page` of `total` matches, holding `items`.
+pub fn rows_page<T: Into<KlusterRow>>(items: Vec<T>, total: usize, page: usize) -> KlusterPage {
     KlusterPage {
-        pages: listed.total.div_ceil(PER_PAGE).max(1),
-        total: listed.total,
-        rows: listed.items.into_iter().map(Into::into).collect(),
+        pages: total.div_ceil(PER_PAGE).max(1),
+        total,
+        rows: items.into_iter().map(Into::into).collect(),
         page,
     }
 }
@@ -213,6 +297,42 @@ mod tests {
             sort: sort.into(),
             page: 0,
         }
+    }
+
+    #[test]
+    fn a_listed_kluster_makes_the_same_row_as_the_whole_kluster() {
+        let k: kluster::Kluster = serde_json::from_value(serde_json::json!({
+            "name": "k1",
+            "metadata": {"uid": "u", "creationTimestamp": "2026-12-01T10:20:30Z",
+                         "createdBy": "alice@demo", "resourceVersion": "3"},
+            "spec": {"version": "1.32.4", "nodePools": [
+                {"name": "a", "size": 3, "flavor": "m1.small", "availabilityZone": "az-a"},
+                {"name": "b", "size": 1, "flavor": "m1.large", "availabilityZone": "az-b"}
+            ]},
+            "status": {"phase": "Running", "version": "1.31.9", "nodePools": [
+                {"name": "a", "size": 3, "running": 2, "healthy": 1, "schedulable": 1}
+            ]}
+        }))
+        .unwrap();
+        let whole = KlusterRow::from(k.clone());
+        let wire = serde_json::to_string(&k).unwrap();
+        let listed: ListedKluster = serde_json::from_str(&wire).unwrap();
+        assert_eq!(KlusterRow::from(listed), whole);
+        assert_eq!(
+            (
+                whole.version.as_str(),
+                whole.created.as_str(),
+                whole.pools.len()
+            ),
+            ("1.31.9", "2026-12-01 10:20", 2)
+        );
+        assert_eq!(whole.pools[0].running, Some(2));
+        assert_eq!(whole.pools[1].running, None);
+        // Fields the row does not read are skipped, even ones the model does not know.
+        let mut v: serde_json::Value = serde_json::from_str(&wire).unwrap();
+        v["spec"]["newField"] = serde_json::json!({"x": [1, 2]});
+        let listed: ListedKluster = serde_json::from_value(v).unwrap();
+        assert_eq!(KlusterRow::from(listed), whole);
     }
 
     #[test]

@@ -11,9 +11,10 @@ use crate::model::{KlusterPage, ListParams};
 /// dashboard searches, sorts and pages them itself, alike. A page past the last is the last.
 #[server(endpoint = "list_klusters")]
 pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<KlusterPage, AppError> {
-    use crate::model::{page_from, page_of_all, PER_PAGE};
+    use crate::model::{page_of_all, rows_page, ListedKluster, PER_PAGE};
     use crate::ssr::auth::{require, session};
     use crate::ssr::{fail, state};
+    use kubernikus_client::Listing;
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
     let mut query = params.query().map_err(|m| fail(AppError::BadInput(m)))?;
@@ -21,23 +22,21 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     query.limit = Some(PER_PAGE);
     query.offset = (page - 1) * PER_PAGE;
     let c = &st.controller;
-    let listed = c.list_page(&rec.token, &query).await;
-    let kubernikus_client::Page { items, total } = listed.map_err(|e| fail(e.into()))?;
-    let Some(total) = total else {
-        return Ok(page_of_all(&query, items, page));
+    // Only the fields a row shows are decoded from the controller's page.
+    let listed = c.list_page_as::<ListedKluster>(&rec.token, &query).await;
+    let (items, total) = match listed.map_err(|e| fail(e.into()))? {
+        Listing::Paged { items, total } => (items, total),
+        Listing::All(all) => return Ok(page_of_all(&query, all, page)),
     };
     let pages = total.div_ceil(PER_PAGE).max(1);
     if page <= pages {
-        let listed = kluster::listing::Listed { total, items };
-        return Ok(page_from(listed, page));
+        return Ok(rows_page(items, total, page));
     }
     // Past the last page (the list shrank, or a typed URL): the last one.
     query.offset = (pages - 1) * PER_PAGE;
-    let listed = c.list_page(&rec.token, &query).await;
-    let kubernikus_client::Page { items, total } = listed.map_err(|e| fail(e.into()))?;
-    let listed = kluster::listing::Listed {
-        total: total.unwrap_or(0),
-        items,
-    };
-    Ok(page_from(listed, pages))
+    let listed = c.list_page_as::<ListedKluster>(&rec.token, &query).await;
+    Ok(match listed.map_err(|e| fail(e.into()))? {
+        Listing::Paged { items, total } => rows_page(items, total, pages),
+        Listing::All(all) => page_of_all(&query, all, pages),
+    })
 }

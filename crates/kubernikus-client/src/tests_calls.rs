@@ -152,6 +152,18 @@ async fn list_query_and_total_if_match_and_the_typed_412() {
     assert_eq!(seen[1], "put a if-match=\"7\" id=- for=-");
     assert_eq!(seen[2], "put a if-match=\"8\" id=- for=-");
     assert_eq!(seen[3], "put a if-match=- id=- for=-");
+    // The same page decoded as only the fields a caller names.
+    #[derive(serde::Deserialize)]
+    struct NameOnly {
+        name: String,
+    }
+    match c.list_page_as::<NameOnly>(&t, &q).await.unwrap() {
+        crate::Listing::Paged { items, total } => {
+            assert_eq!((items.len(), total), (1, 120));
+            assert_eq!(items[0].name, page.items[0].name);
+        }
+        crate::Listing::All(_) => panic!("the stand-in paged the answer"),
+    }
 }
 
 #[tokio::test]

@@ -3,7 +3,8 @@
 //! query extension: one page of 50), the SSR of the page. In the same run, the baselines
 //! that make the figures comparable across machines: the same server serving a static file
 //! of the same size as the page, and the controller answered directly (no dashboard) for
-//! the server function's request. Prints p50/p90/p99, sizes and the ratios.
+//! the server function's request. Prints p50/p90/p99, sizes and the ratios. Measures only
+//! once the embedded controller has settled (it reconciles the seeded klusters first).
 //!
 //! Run with a Keystone that knows the demo users (`MC_TEST_KEYSTONE_URL`, default the local
 //! one of `scripts/keystone.sh start`): `cargo bench -p server --bench list_render`

@@ -2,7 +2,7 @@
 //! and the dashboard's own search, sort and paging for a controller that answered every
 //! kluster (a real Kubernikus ignores the list query extension).
 
-use kluster::listing::{ListQuery, Listed};
+use kluster::listing::ListQuery;
 use serde::{Deserialize, Serialize};
 
 /// Klusters on one page of the list.
@@ -253,11 +253,7 @@ pub fn page_of_all(query: &ListQuery, all: Vec<kluster::Kluster>, page: usize) -
         offset: (page - 1) * PER_PAGE,
         ..query.clone()
     };
-    page_from(paged.apply(all), page)
-}
-
-/// A page from what the controller (or [`page_of_all`]) selected.
-pub fn page_from(listed: Listed, page: usize) -> KlusterPage {
+    let listed = paged.apply(all);
     rows_page(listed.items, listed.total, page)
 }
 

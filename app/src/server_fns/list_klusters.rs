@@ -23,7 +23,7 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     query.offset = (page - 1) * PER_PAGE;
     let c = &st.controller;
     // Only the fields a row shows are decoded from the controller's page.
-    let listed = c.list_page_as::<ListedKluster>(&rec.token, &query).await;
+    let listed = c.list_page::<ListedKluster>(&rec.token, &query).await;
     let (items, total) = match listed.map_err(|e| fail(e.into()))? {
         Listing::Paged { items, total } => (items, total),
         Listing::All(all) => return Ok(page_of_all(&query, all, page)),
@@ -34,7 +34,7 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     }
     // Past the last page (the list shrank, or a typed URL): the last one.
     query.offset = (pages - 1) * PER_PAGE;
-    let listed = c.list_page_as::<ListedKluster>(&rec.token, &query).await;
+    let listed = c.list_page::<ListedKluster>(&rec.token, &query).await;
     Ok(match listed.map_err(|e| fail(e.into()))? {
         Listing::Paged { items, total } => rows_page(items, total, pages),
         Listing::All(all) => page_of_all(&query, all, pages),

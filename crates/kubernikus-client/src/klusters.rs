@@ -28,17 +28,6 @@ impl Version {
     }
 }
 
-/// One page of a listing: the klusters answered, and how many match in all when the API
-/// applied the list query (`X-Total-Count`; `None`: it answered every kluster, as a real
-/// Kubernikus does, and the caller searches, sorts and pages them itself).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Page {
-    /// The klusters answered.
-    pub items: Vec<Kluster>,
-    /// How many match the query in all, when the API applied it.
-    pub total: Option<usize>,
-}
-
 /// A listing whose page is decoded as `T` (only the fields its reader uses), or, when the
 /// API did not apply the list query, every kluster in full (to search, sort and page here).
 #[derive(Clone, Debug, PartialEq)]
@@ -61,16 +50,6 @@ impl Client {
             .await
     }
 
-    /// `GET /api/v1/clusters?q=&phase=&sort=&limit=&offset=` (the list query extension): a
-    /// page of the project's klusters and the total ([`Page`]).
-    pub async fn list_page(&self, token: &TokenSecret, q: &ListQuery) -> Result<Page, Error> {
-        let (resp, total) = self.list_answer(token, q).await?;
-        Ok(Page {
-            items: decode(resp).await?,
-            total,
-        })
-    }
-
     /// The answer to the list query `q` and its `X-Total-Count`, if the API applied it.
     async fn list_answer(
         &self,
@@ -90,10 +69,12 @@ impl Client {
         Ok((resp, total))
     }
 
-    /// [`Self::list_page`], with a paged answer decoded as `T`: a type with only the fields
-    /// the caller reads decodes several times faster than whole klusters (the kluster
-    /// list's 50 rows), and ignores the fields it does not name.
-    pub async fn list_page_as<T: serde::de::DeserializeOwned>(
+    /// `GET /api/v1/clusters?q=&phase=&sort=&limit=&offset=` (the list query extension): a
+    /// page of the project's klusters and how many match, each decoded as `T` (a type with
+    /// only the fields the caller reads decodes several times faster than whole klusters,
+    /// and ignores the fields it does not name); every kluster in full when the API did not
+    /// apply the query ([`Listing`]).
+    pub async fn list_page<T: serde::de::DeserializeOwned>(
         &self,
         token: &TokenSecret,
         q: &ListQuery,

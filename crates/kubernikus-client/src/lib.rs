@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 
 pub use error::Error;
 pub use extensions::{AuditQuery, EventsQuery};
-pub use klusters::{Listing, Page, Version};
+pub use klusters::{Listing, Version};
 pub use observe::{route_template, Observer, RequestHeaders};
 pub use stream::{EventStream, StreamEvent};
 

@@ -20,8 +20,8 @@ export default defineConfig({
   use: {
     baseURL: process.env.MC_BASE_URL ?? "http://127.0.0.1:3100",
     screenshot: "only-on-failure",
-    // A failed test keeps its trace: scripts/test then lists the requests that never got an
-    // answer (unanswered.py), so a stalled one names itself in CI's log.
+    // A failed test keeps its trace: scripts/test then prints what it holds (failed_traces.py),
+    // so a stalled request names itself in CI's log.
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",

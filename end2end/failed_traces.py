@@ -4,7 +4,7 @@
 Content-Security-Policy), the console's errors and warnings, and the requests that never got
 an answer (URL, kind, when they started, why they failed). Then, last (CI shows the tail of
 its log), each failed test's title and the first lines of its error, read from Playwright's
-JSON report. Usage: unanswered.py [test-results] [report.json]."""
+JSON report. Usage: failed_traces.py [test-results] [report.json]."""
 
 import json
 import pathlib
@@ -99,7 +99,9 @@ def main() -> int:
         print(f"  {len(rows)} request(s) without an answer")
         for started, kind, method, url, failure in rows[:15]:
             print(f"  {started} {kind:<10} {method} {url} {failure}".rstrip())
-    report = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else root / "report.json")
+    # The JSON reporter's file as playwright.config.ts names it, beside test-results/.
+    default = root.parent / "playwright-report" / "report.json"
+    report = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else default
     if report.exists():
         print("--- failed attempts")
         for where, status, lines in failures(report):

@@ -3,7 +3,8 @@
 //! query extension: one page of 50), the SSR of the page. In the same run, the baselines
 //! that make the figures comparable across machines: the same server serving a static file
 //! of the same size as the page, and the controller answered directly (no dashboard) for
-//! the server function's request. Prints p50/p90/p99, sizes and the ratios. The seeded
+//! the server function's request, each measured interleaved with its figure (one request
+//! of each in turn). Prints p50/p90/p99, sizes and the ratios. The seeded
 //! klusters stay as seeded: the bench holds the reconcile lease, as another replica would,
 //! so the embedded controller serves the API without reconciling (it would otherwise move
 //! the klusters on for about half a minute, at a core's worth, changing the page from run
@@ -12,14 +13,14 @@
 //! Run with a Keystone that knows the demo users (`MC_TEST_KEYSTONE_URL`, default the local
 //! one of `scripts/keystone.sh start`): `cargo bench -p server --bench list_render`
 //! (`LIST_COMPARE_BYTES=n` also times a static file of n bytes, e.g. an earlier page's size;
-//! `LIST_N=n` makes n requests per measurement instead of 100).
+//! `LIST_N=n` makes n requests per measurement instead of 300).
 
 use std::time::{Duration, Instant};
 
 use server::config::Settings;
 
 const KLUSTERS: usize = 2_000;
-const N: usize = 100;
+const N: usize = 300;
 
 /// Requests per measurement: `LIST_N`, else [`N`] (more, e.g. to profile one of them).
 fn requests() -> usize {
@@ -54,6 +55,38 @@ where
     }
     samples.sort();
     (samples, size)
+}
+
+/// Like [`measure`] for two calls at once, made in turn (`a`, then `b`, then `a` again):
+/// a figure and its baseline meet the same machine. Returns each one's sorted samples and
+/// the size of its last answer.
+async fn measure_pair<A, FA, B, FB>(
+    mut a: A,
+    mut b: B,
+) -> ((Vec<Duration>, usize), (Vec<Duration>, usize))
+where
+    A: FnMut() -> FA,
+    FA: std::future::Future<Output = usize>,
+    B: FnMut() -> FB,
+    FB: std::future::Future<Output = usize>,
+{
+    let n = requests();
+    let (mut sa, mut sb) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut size_a, mut size_b) = (0, 0);
+    for i in 0..n + WARM {
+        let t = Instant::now();
+        size_a = a().await;
+        let ta = t.elapsed();
+        let t = Instant::now();
+        size_b = b().await;
+        if i >= WARM {
+            sa.push(ta);
+            sb.push(t.elapsed());
+        }
+    }
+    sa.sort();
+    sb.sort();
+    ((sa, size_a), (sb, size_b))
 }
 
 fn line(what: &str, s: &[Duration], size: usize) -> f64 {
@@ -231,18 +264,23 @@ async fn main() {
         Some(secs) => println!("controller settled after {secs} s"),
         None => println!("controller did not settle within {SETTLE_MAX} s: figures are noisy"),
     }
-    let url = format!("{base}/");
-    let (page, page_size) = measure(|| get(&client, &url, None, "k0049")).await;
+    // Each figure and its baseline are measured interleaved, one request of each in turn,
+    // so that both meet the same machine (on a shared 2-core VM, figures measured one after
+    // the other differed by up to 2x from run to run).
+    let page_url = format!("{base}/");
+    let page_size = get(&client, &page_url, None, "k0049").await;
+    std::fs::write(site.join("pkg/static.html"), "x".repeat(page_size)).expect("static file");
+    let static_url = format!("{base}/pkg/static.html");
+    let ((page, page_size), (stat, size)) = measure_pair(
+        || get(&client, &page_url, None, "k0049"),
+        || get(&client, &static_url, None, "x"),
+    )
+    .await;
     let page_p50 = line("GET / (first page)", &page, page_size);
+    let static_p50 = line("GET a static file of the same size", &stat, size);
     let url = format!("{base}/?q=k1&phase=Running&sort=-nodes&page=2");
     let (search, size) = measure(|| get(&client, &url, None, "k1")).await;
     line("GET /?q=k1&phase=Running&sort=-nodes&page=2", &search, size);
-
-    // Baseline: the same server sending a static file of the page's size.
-    std::fs::write(site.join("pkg/static.html"), "x".repeat(page_size)).expect("static file");
-    let url = format!("{base}/pkg/static.html");
-    let (stat, size) = measure(|| get(&client, &url, None, "x")).await;
-    let static_p50 = line("GET a static file of the same size", &stat, size);
 
     // To compare with an earlier run: a static file of another size (e.g. that run's page).
     if let Some(bytes) = std::env::var("LIST_COMPARE_BYTES")
@@ -255,38 +293,46 @@ async fn main() {
         line("GET a static file of LIST_COMPARE_BYTES", &other, size);
     }
 
-    // The server function alone vs the controller answered directly, the same query.
-    let url = format!("{base}/api/list_klusters");
-    let (sfn, size) = measure(|| async {
-        let r = client
-            .post(&url)
-            .header("sec-fetch-site", "same-origin")
-            .header("accept", "application/json")
-            .send()
-            .await
-            .expect("server fn request");
-        assert_eq!(r.status(), 200);
-        r.bytes().await.expect("body").len()
-    })
-    .await;
-    let sfn_p50 = line("list_klusters server fn (first page)", &sfn, size);
-    let url = format!("{}/api/v1/clusters?limit=50", running.controller_url);
-    let (direct, size) = measure(|| get(&client, &url, Some(&secret), "k0049")).await;
-    let page_direct_p50 = line("controller direct, ?limit=50", &direct, size);
+    // The server function alone vs the controller answered directly, the same query. The
+    // server function asks the controller for what the controller can give: a page when it
+    // understands the list query, else everything.
+    let paged_url = format!("{}/api/v1/clusters?limit=50", running.controller_url);
+    let whole_url = format!("{}/api/v1/clusters", running.controller_url);
     let paged = client
-        .get(&url)
+        .get(&paged_url)
         .header("x-auth-token", &secret)
         .send()
         .await
         .expect("controller")
         .headers()
         .contains_key("x-total-count");
-    let url = format!("{}/api/v1/clusters", running.controller_url);
-    let (whole, size) = measure(|| get(&client, &url, Some(&secret), "k1999")).await;
-    let whole_p50 = line("controller direct, all klusters (no query)", &whole, size);
-    // The server function asks the controller for what the controller can give: a page
-    // when it understands the list query, else everything.
-    let direct_p50 = if paged { page_direct_p50 } else { whole_p50 };
+    let (direct_url, direct_label) = if paged {
+        (&paged_url, "controller direct, ?limit=50")
+    } else {
+        (&whole_url, "controller direct, all klusters (no query)")
+    };
+    let sfn_url = format!("{base}/api/list_klusters");
+    let ((sfn, sfn_size), (direct, size)) = measure_pair(
+        || async {
+            let r = client
+                .post(&sfn_url)
+                .header("sec-fetch-site", "same-origin")
+                .header("accept", "application/json")
+                .send()
+                .await
+                .expect("server fn request");
+            assert_eq!(r.status(), 200);
+            r.bytes().await.expect("body").len()
+        },
+        || get(&client, direct_url, Some(&secret), "k0049"),
+    )
+    .await;
+    let sfn_p50 = line("list_klusters server fn (first page)", &sfn, sfn_size);
+    let direct_p50 = line(direct_label, &direct, size);
+    if paged {
+        let (whole, size) = measure(|| get(&client, &whole_url, Some(&secret), "k1999")).await;
+        line("controller direct, all klusters (no query)", &whole, size);
+    }
 
     println!(
         "ratios (p50): page / static file of the same size = {:.1}x (goal <= 5); \

@@ -3,15 +3,26 @@
 use leptos::prelude::*;
 
 use crate::components::style::{LINK_SMALL, MUTED, SECONDARY_SMALL, SELECT_SMALL};
-use crate::model::SessionInfo;
+use crate::error::AppError;
+use crate::model::{ProjectChoice, SessionInfo};
 use crate::server_fns::{list_projects, Logout, SwitchProject};
+
+/// The session's projects, for the switcher. Made by the page's frame before its
+/// `<Transition>`: a resource made inside one is made again each time the transition runs
+/// its children once more (on the server it does until they settle), and fetched again.
+pub fn projects_resource() -> Resource<Result<Vec<ProjectChoice>, AppError>> {
+    Resource::new(|| (), |_| list_projects())
+}
 
 /// Header for signed-in pages. The switcher and sign-out are plain forms, so they work
 /// without JavaScript too.
 #[component]
-pub fn Header(info: SessionInfo, switch: ServerAction<SwitchProject>) -> impl IntoView {
+pub fn Header(
+    info: SessionInfo,
+    switch: ServerAction<SwitchProject>,
+    projects: Resource<Result<Vec<ProjectChoice>, AppError>>,
+) -> impl IntoView {
     let logout = ServerAction::<Logout>::new();
-    let projects = Resource::new(|| (), |_| list_projects());
     let current = info.project_id.clone();
     let cloud = crate::components::signed_in::is_cloud_admin(&info);
     let auditor = cloud || crate::components::signed_in::is_admin(&info);

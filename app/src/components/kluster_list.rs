@@ -10,13 +10,15 @@ use crate::components::kluster_rows::{RowStore, Rows};
 use crate::components::list_controls::{Pager, SearchForm, SortHeader};
 use crate::components::scroll_region::ScrollRegion;
 use crate::components::style::{H1_LIST, PRIMARY, SECONDARY, SURFACE, TABLE, THEAD};
-use crate::model::ListParams;
+use crate::error::AppError;
+use crate::model::{KlusterPage, ListParams};
 use crate::server_fns::list_klusters;
 
-/// The klusters of the session's project, with an empty state and errors in words;
-/// `admin` shows the create button.
-#[component]
-pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
+/// The list's query, from the URL, and the page it selects (fetched again when the query
+/// changes). Made by the page before its frame's `<Transition>` (see
+/// [`SignedIn`](crate::components::signed_in::SignedIn)), so the page is fetched once, and
+/// at once, beside the session check.
+pub fn list_resource() -> (Memo<ListParams>, Resource<Result<KlusterPage, AppError>>) {
     let query = use_query_map();
     let params = Memo::new(move |_| {
         query.with(|m| ListParams {
@@ -29,7 +31,19 @@ pub fn KlusterList(project: String, admin: bool) -> impl IntoView {
                 .unwrap_or(1),
         })
     });
-    let klusters = Resource::new(move || params.get(), list_klusters);
+    (params, Resource::new(move || params.get(), list_klusters))
+}
+
+/// The klusters of the session's project (`klusters`, the page `params` selects, from
+/// [`list_resource`]), with an empty state and errors in words; `admin` shows the create
+/// button.
+#[component]
+pub fn KlusterList(
+    project: String,
+    admin: bool,
+    params: Memo<ListParams>,
+    klusters: Resource<Result<KlusterPage, AppError>>,
+) -> impl IntoView {
     let store = RowStore::new();
 
     // Live: when any kluster of the project has news (debounced), fetch the page again and

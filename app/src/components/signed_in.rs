@@ -5,13 +5,15 @@ use leptos::prelude::*;
 use leptos_router::components::Redirect;
 
 use crate::components::error_alert::ErrorAlert;
-use crate::components::header::Header;
+use crate::components::header::{projects_resource, Header};
 use crate::error::AppError;
 use crate::model::SessionInfo;
 use crate::server_fns::{current_session, SwitchProject};
 
 /// Renders `content` with the session; visitors without one (or with an ended one) go to
-/// the login page.
+/// the login page. `content` runs inside a `<Transition>`, which may run it more than once
+/// (on the server until its resources settle): it reads resources its page made before,
+/// rather than making its own.
 #[component]
 pub fn SignedIn<F, V>(content: F) -> impl IntoView
 where
@@ -21,6 +23,7 @@ where
     crate::components::live::provide_live();
     let switch = ServerAction::<SwitchProject>::new();
     let info = Resource::new(move || switch.version().get(), |_| current_session());
+    let projects = projects_resource();
     view! {
         <Transition fallback=|| view! { <p class="p-8">"Loading…"</p> }>
             {move || {
@@ -28,7 +31,7 @@ where
                 Suspend::new(async move {
                     match info.await {
                         Ok(Some(info)) => view! {
-                            <Header info=info.clone() switch/>
+                            <Header info=info.clone() switch projects/>
                             <main class="mx-auto max-w-5xl p-4 sm:p-8">{content(info)}</main>
                         }.into_any(),
                         Ok(None) | Err(AppError::NotSignedIn) => view! { <Redirect path="/login"/> }.into_any(),

@@ -3,17 +3,18 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::components::kluster_list::KlusterList;
+use crate::components::kluster_list::{list_resource, KlusterList};
 use crate::components::signed_in::{is_admin, SignedIn};
 
 /// The project's klusters (requires a session).
 #[component]
 pub fn HomePage() -> impl IntoView {
+    let (params, klusters) = list_resource();
     view! {
         <Title text="Dashboard"/>
-        <SignedIn content=|info| {
+        <SignedIn content=move |info| {
             let admin = is_admin(&info);
-            view! { <KlusterList project=info.project_name admin/> }
+            view! { <KlusterList project=info.project_name admin params klusters/> }
         }/>
     }
 }

@@ -10,7 +10,9 @@ the loader and the manifest refer to each other (a cycle no content hash can nam
 they are renamed after one hash of their four contents with those names taken out; the
 references are rewritten in place (same length, so the WASM stays valid) and so is the
 hash file the server reads. Every other file must already be named after its content: this
-checks it and stops otherwise. The TypeScript declarations are dropped (nothing loads
+checks it and stops otherwise. The main JS and the loader are minified first, with
+terser from node_modules (cargo-leptos's own minifier, swc, is left out of its build:
+scripts/build-cargo-leptos). The TypeScript declarations are dropped (nothing loads
 them), and every asset gets a .gz (zopfli, ~5 % smaller than gzip -9; gzip -9 without it)
 and a .br (quality 11) when smaller.
 """
@@ -48,6 +50,19 @@ def fail(msg):
     sys.exit(f"finish-assets: {msg}")
 
 
+TERSER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node_modules", ".bin", "terser")
+
+
+def minify(data: bytes) -> bytes:
+    """An ES module's JavaScript, minified (compressed and mangled) by terser."""
+    if not os.path.exists(TERSER):
+        fail(f"{TERSER} is missing (scripts/setup installs it from package-lock.json)")
+    out = subprocess.run([TERSER, "--module", "--compress", "--mangle"], input=data, capture_output=True)
+    if out.returncode != 0 or not out.stdout:
+        fail(f"terser failed: {out.stderr.decode(errors='replace')[:500]}")
+    return out.stdout
+
+
 def main(pkg, hash_file):
     lines = dict(
         (k.strip(), v.strip())
@@ -76,6 +91,9 @@ def main(pkg, hash_file):
         fail(f"{hash_file} names files that are not in {pkg}: {lines}")
     old = [lines[k].encode() for k in group_keys]
     contents = {k: read(os.path.join(pkg, f)) for k, f in group.items()}
+    for k in ("js", "split"):
+        if k in contents:
+            contents[k] = minify(contents[k])
     normalised = b""
     for k in group_keys:
         data = contents[k]

@@ -8,12 +8,14 @@ pub mod config;
 pub mod csrf;
 pub mod headers;
 pub mod health;
+pub mod in_process;
 pub mod kubeconfig;
 pub mod kubeconfig_cli;
 pub mod live;
 pub mod metrics;
 pub mod postgres;
 pub mod request_id;
+pub mod session_cache;
 pub mod sessions;
 pub mod stores;
 
@@ -106,6 +108,9 @@ pub async fn start(
     sessions::private_dir(&config.data_dir).map_err(private)?;
     // One shutdown signal for the dashboard and the embedded controller.
     let shutdown = controller::run::Shutdown::new(shutdown);
+    // The embedded controller answers the dashboard's calls in-process (its listener stays
+    // for health checks, tools and other replicas).
+    let mut in_process = None;
     let controller_url = match &config.controller_service {
         Some(service) => {
             if let controller::store::Database::Sqlite(path) = &config.controller_database {
@@ -142,10 +147,16 @@ pub async fn start(
                 shutdown.signal(),
             )
             .await?;
+            in_process = Some(in_process::InProcess::new(running.router.clone()));
             format!("http://{}", running.addr)
         }
         None => config.controller_url.trim_end_matches('/').to_string(),
     };
+    let mut controller =
+        app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?;
+    if let Some(local) = in_process {
+        controller = controller.with_local(Arc::new(local));
+    }
     let ready = Arc::new(Readiness::default());
     health::watch_dependencies(&keystone, &controller_url, &ready)?;
     let (sessions, limiter, session_count) = stores::open(&config, &ready).await?;
@@ -154,9 +165,7 @@ pub async fn start(
         limiter,
         session_max_lifetime: config.session_max_lifetime,
         revalidate_after: config.token_recheck,
-        controller: app::ssr::ControllerClient::new(&controller_url)
-            .map_err(StartError::Http)?
-            .with_observer(metrics.controller_observer()),
+        controller: controller.with_observer(metrics.controller_observer()),
         token_checks: Default::default(),
         project_lists: Default::default(),
         clock: config.clock.clone(),

@@ -12,6 +12,7 @@ use tower_sessions::session_store::ExpiredDeletion;
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore};
 
 use crate::health::Readiness;
+use crate::session_cache::CachedStore;
 use crate::sessions::{self, SealedStore};
 use crate::{Config, SessionStoreKind, StartError};
 
@@ -19,8 +20,9 @@ use crate::{Config, SessionStoreKind, StartError};
 pub enum Sessions {
     /// In process memory.
     Memory(SealedStore<tower_sessions::MemoryStore>),
-    /// `data_dir/sessions.db`.
-    Sqlite(SealedStore<SqliteStore>),
+    /// `data_dir/sessions.db`, which only this process writes: its sessions are read from
+    /// memory once read or written ([`CachedStore`]).
+    Sqlite(CachedStore<SealedStore<SqliteStore>>),
     /// A shared PostgreSQL database.
     Postgres(SealedStore<PostgresStore>),
 }
@@ -90,7 +92,7 @@ pub async fn open(
         }
         SessionStoreKind::Sqlite => {
             let (store, pool) = sqlite(config).await?;
-            let store = SealedStore::with_touch(store, sealer, touch);
+            let store = CachedStore::new(SealedStore::with_touch(store, sealer, touch));
             ready.store.store(true, Ordering::Relaxed);
             Ok((
                 Sessions::Sqlite(store),

@@ -98,6 +98,15 @@ pub async fn session() -> Result<Session, AppError> {
 /// accepts the token; re-checks with Keystone at most every `revalidate_after`.
 /// (`st` is passed in: Leptos context is not reachable after an `.await` during SSR.)
 pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthRecord>, AppError> {
+    check(session, st, true).await
+}
+
+/// [`current`], ending the session only when `end_it`.
+async fn check(
+    session: &Session,
+    st: &AppState,
+    end_it: bool,
+) -> Result<Option<AuthRecord>, AppError> {
     let Some(mut rec) = session
         .get::<AuthRecord>(AUTH_KEY)
         .await
@@ -108,7 +117,9 @@ pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthReco
     st.record_caller(&rec);
     let now = st.clock.now_utc();
     if now >= rec.expires_at {
-        end(session).await;
+        if end_it {
+            end(session).await;
+        }
         return Err(AppError::SessionExpired);
     }
     if now - rec.checked_at >= st.revalidate_after {
@@ -121,16 +132,24 @@ pub async fn current(session: &Session, st: &AppState) -> Result<Option<AuthReco
             rec.checked_at = now;
             session.insert(AUTH_KEY, &rec).await.map_err(store_error)?;
         } else {
-            end(session).await;
+            if end_it {
+                end(session).await;
+            }
             return Err(AppError::SessionExpired);
         }
     }
     Ok(Some(rec))
 }
 
-/// Like [`current`], but a missing session is [`AppError::NotSignedIn`].
+/// Like [`current`], but a missing session is [`AppError::NotSignedIn`], and an expired or
+/// revoked one is answered [`AppError::SessionExpired`] without being ended: a page's
+/// server functions run beside its frame's [`current`] (the session check that sends the
+/// visitor to the login page, and ends the session), and one ending it first would make
+/// that check see nobody signed in instead of an ended session.
 pub async fn require(session: &Session, st: &AppState) -> Result<AuthRecord, AppError> {
-    current(session, st).await?.ok_or(AppError::NotSignedIn)
+    check(session, st, false)
+        .await?
+        .ok_or(AppError::NotSignedIn)
 }
 
 /// Deletes the session from the store and clears the cookie.

@@ -227,6 +227,8 @@ pub enum StartError {
 pub struct Running {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// The API it serves there, to answer in the same process without a connection.
+    pub router: axum::Router,
     /// Ends when the server and the reconcilers have stopped.
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
     /// Its store.
@@ -328,6 +330,7 @@ pub async fn start(
     ));
     let (store, cloud) = (state.store.clone(), state.cloud.clone());
     let app = router(state);
+    let api = app.clone();
     let task = tokio::spawn(async move {
         // TCP_NODELAY: no answer waits for the client's delayed ACK (about 40 ms).
         let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -344,6 +347,7 @@ pub async fn start(
     });
     Ok(Running {
         addr,
+        router: api,
         task,
         store,
         cloud,

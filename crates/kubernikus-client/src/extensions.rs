@@ -96,7 +96,7 @@ impl Client {
             .http
             .get(format!("{}{path}", self.base))
             .header("accept", "text/event-stream");
-        let resp = self.exchange(&Method::GET, req, token, &path).await?;
+        let resp = self.exchange(&Method::GET, req, token, &path, true).await?;
         Ok(stream::of_response(resp))
     }
 

@@ -248,3 +248,54 @@ async fn audit_and_ops_queries_carry_the_request_and_are_observed() {
         "GET /api/v1/clusters Some(\"unreachable\")"
     );
 }
+
+/// Answers every request with one kluster (total 7), counting them.
+struct Canned(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Local for Canned {
+    fn answer(
+        &self,
+        req: reqwest::Request,
+    ) -> BoxFuture<'static, Result<reqwest::Response, String>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let token = req.headers().get("x-auth-token").cloned();
+        Box::pin(async move {
+            assert_eq!(token.as_ref().map(|t| t.as_bytes()), Some(&b"tok"[..]));
+            let resp = axum::http::Response::builder()
+                .header("x-total-count", "7")
+                .body(r#"[{"name":"local"}]"#.to_string())
+                .map_err(|e| e.to_string())?;
+            Ok(reqwest::Response::from(resp))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_local_answerer_takes_the_calls_but_not_the_event_stream() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    // Nothing listens there: whatever goes over HTTP fails.
+    let c = Client::new("http://127.0.0.1:9")
+        .unwrap()
+        .with_local(Arc::new(Canned(calls.clone())));
+    let token = TokenSecret::new("tok");
+    match c
+        .list_page::<Kluster>(&token, &ListQuery::default())
+        .await
+        .unwrap()
+    {
+        Listing::Paged { items, total } => {
+            assert_eq!((items[0].name.as_str(), total), ("local", 7));
+        }
+        Listing::All(_) => panic!("the total was sent"),
+    }
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(matches!(
+        c.event_stream(&token, None).await,
+        Err(Error::Unreachable(_))
+    ));
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the stream went over HTTP"
+    );
+}

@@ -4,16 +4,11 @@
 //! way, and HTTP written and parsed twice).
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use futures_util::future::BoxFuture;
+use kubernikus_client::{CALL_TIMEOUT, MAX_ANSWER};
 use tower::ServiceExt;
-
-/// How long a call may take when its request names no timeout.
-const TIMEOUT: Duration = Duration::from_secs(20);
-/// The largest answer read (as much as the client reads over HTTP).
-const MAX_ANSWER: usize = 64 << 20;
 
 /// The embedded controller's router as the API client's [`kubernikus_client::Local`].
 #[derive(Clone)]
@@ -35,7 +30,8 @@ impl kubernikus_client::Local for InProcess {
     ) -> BoxFuture<'static, Result<reqwest::Response, String>> {
         let router = self.router.clone();
         Box::pin(async move {
-            let timeout = req.timeout().copied().unwrap_or(TIMEOUT);
+            // The client's own bounds: its call timeout (set on every call) and answer size.
+            let timeout = req.timeout().copied().unwrap_or(CALL_TIMEOUT);
             let request = to_router(&req)?;
             let answered = async {
                 let resp = match router.oneshot(request).await {

@@ -23,6 +23,16 @@ struct Kept {
     writes: u64,
 }
 
+impl Kept {
+    /// Keeps `record`, starting afresh when [`KEPT_MAX`] are kept.
+    fn keep(&mut self, record: &Record) {
+        if self.records.len() >= KEPT_MAX {
+            self.records.clear();
+        }
+        self.records.insert(record.id, record.clone());
+    }
+}
+
 /// A [`SessionStore`] answering reads from memory where it can; see the module.
 #[derive(Clone)]
 pub struct CachedStore<S> {
@@ -58,10 +68,7 @@ impl<S> CachedStore<S> {
     fn written(&self, record: &Record) {
         let mut kept = self.kept();
         kept.writes += 1;
-        if kept.records.len() >= KEPT_MAX {
-            kept.records.clear();
-        }
-        kept.records.insert(record.id, record.clone());
+        kept.keep(record);
     }
 }
 
@@ -98,8 +105,8 @@ impl<S: SessionStore + Clone> SessionStore for CachedStore<S> {
         let record = self.inner.load(id).await?;
         if let Some(r) = &record {
             let mut kept = self.kept();
-            if kept.writes == writes && kept.records.len() < KEPT_MAX {
-                kept.records.insert(r.id, r.clone());
+            if kept.writes == writes {
+                kept.keep(r);
             }
         }
         Ok(record)

@@ -32,9 +32,9 @@ pub use observe::{route_template, Observer, RequestHeaders};
 pub use stream::{EventStream, StreamEvent};
 
 /// How long a call (not the event stream) may take.
-const CALL_TIMEOUT: Duration = Duration::from_secs(20);
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(20);
 /// Largest answer a call reads.
-const MAX_ANSWER: usize = 64 << 20;
+pub const MAX_ANSWER: usize = 64 << 20;
 
 /// Answers the API's requests in the caller's own process (an embedded controller's
 /// router): the same handlers and layers, without a loopback connection.

@@ -9,6 +9,7 @@ pub mod app;
 pub mod components;
 pub mod error;
 pub mod list_model;
+pub mod loaded;
 pub mod model;
 pub mod pages;
 pub mod server_fns;

@@ -56,7 +56,8 @@ test("alice creates a kluster, watches it run, downloads its kubeconfig, scales 
   });
   expect(res.status()).toBe(422);
   const api = await res.json();
-  expect(api.Invalid.find((e: { field: string }) => e.field === "name").message).toBe(browserMessage);
+  expect(api.code).toBe("invalid");
+  expect(api.fields.find((e: { field: string }) => e.field === "name").message).toBe(browserMessage);
 
   const kname = unique("life");
   await name.fill(kname);

@@ -93,7 +93,7 @@ async fn an_application_credential_signs_in_and_gets_a_kubeconfig_until_it_is_re
     assert_eq!(r.status(), 401);
     let text = r.text().await.unwrap();
     // The hydrated page shows the error's message (AppError's Display) for this variant.
-    assert_eq!(text, "\"InvalidAppCredential\"");
+    assert_eq!(text, r#"{"code":"invalid_app_credential"}"#);
     assert!(!text.contains("not-the-secret"));
 
     // The right one: a session in the credential's project, the klusters listed.

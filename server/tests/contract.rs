@@ -20,7 +20,8 @@ fn create_form<'a>(name: &'a str, pod_cidr: &'a str) -> Vec<(&'a str, &'a str)> 
 
 /// The message the server function's `Invalid` answer has for `field`.
 fn field_message(v: &Value, field: &str) -> Option<String> {
-    v["Invalid"]
+    (v["code"] == "invalid").then_some(())?;
+    v["fields"]
         .as_array()?
         .iter()
         .find(|e| e["field"] == field)
@@ -89,7 +90,8 @@ async fn clashes_come_back_on_their_fields_and_protection_in_words() {
     .await;
     assert_eq!(r.status(), 403);
     let v: Value = r.json().await.unwrap();
-    let m = v["Forbidden"].as_str().unwrap_or_default();
+    assert_eq!(v["code"], "forbidden", "{v}");
+    let m = v["text"].as_str().unwrap_or_default();
     assert!(
         m.contains("termination protection: turn it off (under Delete)"),
         "{v}"

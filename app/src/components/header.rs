@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::post_form::{form_action, FormAction, PostForm};
 use crate::components::style::{LINK_SMALL, MUTED, SECONDARY_SMALL, SELECT_SMALL};
 use crate::error::AppError;
 use crate::model::{ProjectChoice, SessionInfo};
@@ -10,8 +11,8 @@ use crate::server_fns::{list_projects, Logout, SwitchProject};
 /// The session's projects, for the switcher. Made by the page's frame before its
 /// `<Transition>`: a resource made inside one is made again each time the transition runs
 /// its children once more (on the server it does until they settle), and fetched again.
-pub fn projects_resource() -> Resource<Result<Vec<ProjectChoice>, AppError>> {
-    Resource::new(|| (), |_| list_projects())
+pub fn projects_resource() -> crate::loaded::Loaded<Result<Vec<ProjectChoice>, AppError>> {
+    crate::loaded::load(|| (), |_| list_projects())
 }
 
 /// Header for signed-in pages. The switcher and sign-out are plain forms, so they work
@@ -19,10 +20,10 @@ pub fn projects_resource() -> Resource<Result<Vec<ProjectChoice>, AppError>> {
 #[component]
 pub fn Header(
     info: SessionInfo,
-    switch: ServerAction<SwitchProject>,
-    projects: Resource<Result<Vec<ProjectChoice>, AppError>>,
+    switch: FormAction<SwitchProject>,
+    projects: crate::loaded::Loaded<Result<Vec<ProjectChoice>, AppError>>,
 ) -> impl IntoView {
-    let logout = ServerAction::<Logout>::new();
+    let logout = form_action::<Logout>();
     let current = info.project_id.clone();
     let cloud = crate::components::signed_in::is_cloud_admin(&info);
     let auditor = cloud || crate::components::signed_in::is_admin(&info);
@@ -35,7 +36,7 @@ pub fn Header(
         <header class="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
             <div class="mx-auto flex max-w-5xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
                 <a href="/" class="font-semibold text-sky-800 dark:text-sky-300">"Mission Control"</a>
-                <ActionForm action=switch attr:class="flex items-center gap-2" attr:aria-label="Switch project">
+                <PostForm action=switch class="flex items-center gap-2" label="Switch project">
                     <label for="project-switch" class=format!("text-sm {MUTED}")>"Project"</label>
                     <select id="project-switch" name="project_id"
                         class=SELECT_SMALL>
@@ -54,7 +55,7 @@ pub fn Header(
                     <button type="submit" class=SECONDARY_SMALL>
                         "Switch"
                     </button>
-                </ActionForm>
+                </PostForm>
                 <p role="status" aria-live="polite" class="text-sm text-red-700 dark:text-red-400">
                     {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
                 </p>
@@ -69,11 +70,11 @@ pub fn Header(
                         <span id="whoami" class="font-medium">{info.user_name.clone()} "@" {info.user_domain.clone()}</span>
                         <span id="roles" class=format!("ml-2 {MUTED}")>{roles}</span>
                     </span>
-                    <ActionForm action=logout attr:aria-label="Sign out">
+                    <PostForm action=logout label="Sign out">
                         <button type="submit" class="rounded-md bg-slate-800 px-3 py-1 text-white hover:bg-slate-700 dark:bg-slate-700 dark:hover:bg-slate-600">
                             "Sign out"
                         </button>
-                    </ActionForm>
+                    </PostForm>
                 </div>
             </div>
         </header>

@@ -18,7 +18,10 @@ use crate::server_fns::list_klusters;
 /// changes). Made by the page before its frame's `<Transition>` (see
 /// [`SignedIn`](crate::components::signed_in::SignedIn)), so the page is fetched once, and
 /// at once, beside the session check.
-pub fn list_resource() -> (Memo<ListParams>, Resource<Result<KlusterPage, AppError>>) {
+pub fn list_resource() -> (
+    Memo<ListParams>,
+    crate::loaded::Loaded<Result<KlusterPage, AppError>>,
+) {
     let query = use_query_map();
     let params = Memo::new(move |_| {
         query.with(|m| ListParams {
@@ -31,7 +34,10 @@ pub fn list_resource() -> (Memo<ListParams>, Resource<Result<KlusterPage, AppErr
                 .unwrap_or(1),
         })
     });
-    (params, Resource::new(move || params.get(), list_klusters))
+    (
+        params,
+        crate::loaded::load(move || params.get(), list_klusters),
+    )
 }
 
 /// The klusters of the session's project (`klusters`, the page `params` selects, from
@@ -42,7 +48,7 @@ pub fn KlusterList(
     project: String,
     admin: bool,
     params: Memo<ListParams>,
-    klusters: Resource<Result<KlusterPage, AppError>>,
+    klusters: crate::loaded::Loaded<Result<KlusterPage, AppError>>,
 ) -> impl IntoView {
     let store = RowStore::new();
 

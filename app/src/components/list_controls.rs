@@ -4,7 +4,6 @@
 
 use kluster::listing::PHASES;
 use leptos::prelude::*;
-use leptos_router::components::Form;
 
 use crate::components::kluster_rows::RowStore;
 use crate::components::style::{INPUT, LABEL, LINK, LINK_SMALL, MUTED, SECONDARY};
@@ -19,7 +18,7 @@ pub fn SearchForm(params: Memo<ListParams>) -> impl IntoView {
     let filtered = move || params.with(|p| !p.q.is_empty() || !p.phase.is_empty());
     view! {
         <div class="mt-4">
-            <Form method="GET" action="/">
+            <form method="get" action="/" on:submit=search_in_place()>
                 <div role="search" class="flex flex-wrap items-end gap-2">
                     <label class=LABEL>
                         "Search names"
@@ -45,9 +44,44 @@ pub fn SearchForm(params: Memo<ListParams>) -> impl IntoView {
                             class=LINK_SMALL>"Clear"</a>
                     </Show>
                 </div>
-            </Form>
+            </form>
         </div>
     }
+    // Erased: the list page's view type nests deep enough without this one's.
+    .into_any()
+}
+
+/// Once hydrated, a search navigates in the page (the router) to the URL the plain GET
+/// would load, empty fields left out. (The router's own `<Form>` does this for any form,
+/// at a few KB of WASM more on the first load.)
+fn search_in_place() -> impl Fn(leptos::ev::SubmitEvent) + 'static {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let navigate = leptos_router::hooks::use_navigate();
+        move |ev: leptos::ev::SubmitEvent| {
+            let Some(form) = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlFormElement>().ok())
+            else {
+                return;
+            };
+            let Ok(data) = web_sys::FormData::new_with_form(&form) else {
+                return;
+            };
+            let field = |name: &str| data.get(name).as_string().unwrap_or_default();
+            let wanted = ListParams {
+                q: field("q"),
+                phase: field("phase"),
+                sort: field("sort"),
+                page: 1,
+            };
+            ev.prevent_default();
+            navigate(&wanted.href(1), Default::default());
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    |_: leptos::ev::SubmitEvent| {}
 }
 
 /// A column header that sorts by `by` when clicked (again: the other way round).

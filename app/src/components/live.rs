@@ -151,7 +151,8 @@ fn connect(live: Live, after: Option<i64>) {
                     let data = msg.data().as_string().unwrap_or_default();
                     match kind.as_str() {
                         "kluster-event" => {
-                            if let Ok(e) = serde_json::from_str::<ProjectEvent>(&data) {
+                            // The byte reader, as every decoder in the WASM (`loaded`).
+                            if let Ok(e) = serde_json::from_slice::<ProjectEvent>(data.as_bytes()) {
                                 live.events.update(|v| {
                                     v.push(e);
                                     if v.len() > 1000 {

@@ -12,6 +12,7 @@ pub mod kluster_list;
 pub mod kluster_rows;
 pub mod list_controls;
 pub mod live;
+pub mod post_form;
 pub mod scroll_region;
 pub mod signed_in;
 pub mod style;

@@ -21,8 +21,8 @@ where
     V: IntoView + 'static,
 {
     crate::components::live::provide_live();
-    let switch = ServerAction::<SwitchProject>::new();
-    let info = Resource::new(move || switch.version().get(), |_| current_session());
+    let switch = crate::components::post_form::form_action::<SwitchProject>();
+    let info = crate::loaded::load(move || switch.version().get(), |_| current_session());
     let projects = projects_resource();
     view! {
         <Transition fallback=|| view! { <p class="p-8">"Loading…"</p> }>

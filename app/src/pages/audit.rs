@@ -82,7 +82,7 @@ fn changes(r: &kluster::AuditRecord) -> String {
 fn Audit(cloud: bool, project: String) -> impl IntoView {
     let query = use_query_map();
     let get = move |k: &'static str| query.with(|q| q.get(k).unwrap_or_default());
-    let records = Resource::new(
+    let records = crate::loaded::load(
         move || {
             (
                 get("kluster"),

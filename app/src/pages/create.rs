@@ -25,7 +25,7 @@ pub fn CreatePage() -> impl IntoView {
                 }.into_any();
             }
             let retry = retry_requested();
-            let context = Resource::new(|| (), move |_| get_create_context(retry));
+            let context = crate::loaded::load(|| (), move |_| get_create_context(retry));
             view! {
                 <nav class="mb-4 text-sm"><a href="/" class=LINK>"← All klusters"</a></nav>
                 <h1 class=H1>"New kluster"</h1>

@@ -57,7 +57,7 @@ fn Detail(name: String) -> impl IntoView {
             l.start(None);
         }
     });
-    let detail = Resource::new(
+    let detail = crate::loaded::load(
         move || {
             (
                 actions.scale.version().get(),

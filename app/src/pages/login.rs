@@ -6,6 +6,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::components::form_failure::{returned, Returned};
+use crate::components::post_form::{form_action, PostForm};
 use crate::components::style::{INPUT_LARGE, LABEL_STRONG, MUTED};
 use crate::server_fns::{Login, LoginAppCredential};
 
@@ -72,7 +73,7 @@ fn message_line(
 /// credential's own). After a failed attempt the id keeps its value.
 #[component]
 fn AppCredentialForm() -> impl IntoView {
-    let login = ServerAction::<LoginAppCredential>::new();
+    let login = form_action::<LoginAppCredential>();
     let id = use_query_map().with_untracked(|q| q.get("credential").unwrap_or_default());
     let from_url = returned();
     let is_notice = matches!(from_url, Some(Returned::Notice(_)));
@@ -84,7 +85,7 @@ fn AppCredentialForm() -> impl IntoView {
     };
     let failed = move || login.value().get().is_some();
     view! {
-        <ActionForm action=login attr:class="space-y-4 rounded-lg bg-white p-6 shadow dark:bg-slate-900" attr:aria-label="Sign in with an application credential">
+        <PostForm action=login class="space-y-4 rounded-lg bg-white p-6 shadow dark:bg-slate-900" label="Sign in with an application credential">
             <div>
                 <label for="credential_id" class=LABEL_STRONG>"Application credential ID"</label>
                 <input id="credential_id" name="credential_id" class=INPUT_LARGE required
@@ -100,7 +101,7 @@ fn AppCredentialForm() -> impl IntoView {
                 class="w-full rounded-md bg-sky-700 px-4 py-2 font-medium text-white hover:bg-sky-800 focus:outline-none focus:ring-2 focus:ring-sky-500 focus:ring-offset-2 disabled:opacity-60">
                 {move || if login.pending().get() { "Signing in…" } else { "Sign in" }}
             </button>
-        </ActionForm>
+        </PostForm>
     }
 }
 
@@ -108,7 +109,7 @@ fn AppCredentialForm() -> impl IntoView {
 /// after a failed attempt every field but the password keeps its value.
 #[component]
 fn PasswordForm() -> impl IntoView {
-    let login = ServerAction::<Login>::new();
+    let login = form_action::<Login>();
     let query = use_query_map();
     let param = move |k: &str| query.with_untracked(|q| q.get(k).unwrap_or_default());
     // Errors of a no-JavaScript post arrive as a code in the URL; with JavaScript, as the
@@ -128,7 +129,7 @@ fn PasswordForm() -> impl IntoView {
         }
     });
     view! {
-                <ActionForm action=login attr:class="space-y-4 rounded-lg bg-white p-6 shadow dark:bg-slate-900" attr:aria-label="Sign in">
+                <PostForm action=login class="space-y-4 rounded-lg bg-white p-6 shadow dark:bg-slate-900" label="Sign in">
                     <div>
                         <label for="user_name" class=LABEL_STRONG>"User name"</label>
                         <input id="user_name" name="user_name" class=INPUT_LARGE required
@@ -154,6 +155,6 @@ fn PasswordForm() -> impl IntoView {
                         class="w-full rounded-md bg-sky-700 px-4 py-2 font-medium text-white hover:bg-sky-800 focus:outline-none focus:ring-2 focus:ring-sky-500 focus:ring-offset-2 disabled:opacity-60">
                         {move || if login.pending().get() { "Signing in…" } else { "Sign in" }}
                     </button>
-                </ActionForm>
+                </PostForm>
     }
 }

@@ -56,8 +56,8 @@ fn usage(u: &kluster::Usage) -> String {
 
 #[component]
 fn Overview() -> impl IntoView {
-    let attention = Resource::new(|| (), |_| ops_attention());
-    let quotas = Resource::new(|| (), |_| ops_quotas());
+    let attention = crate::loaded::load(|| (), |_| ops_attention());
+    let quotas = crate::loaded::load(|| (), |_| ops_quotas());
     let th = "px-3 py-2 font-medium";
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">
@@ -177,7 +177,7 @@ fn AllEvents() -> impl IntoView {
             on_cleanup(move || h.clear());
         }
     });
-    let events = Resource::new(move || (project(), tick.get()), |(p, _)| ops_events(p));
+    let events = crate::loaded::load(move || (project(), tick.get()), |(p, _)| ops_events(p));
     let th = "px-3 py-2 font-medium";
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">

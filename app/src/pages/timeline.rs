@@ -77,7 +77,7 @@ pub(crate) fn parse_ms(ts: &str) -> Option<f64> {
 
 #[component]
 fn Timeline(project: String) -> impl IntoView {
-    let initial = Resource::new(|| (), |_| recent_events());
+    let initial = crate::loaded::load(|| (), |_| recent_events());
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">
             <h1 class=H1_LIST>"Timeline of " {project}</h1>

@@ -29,11 +29,27 @@ const ACTIONS: [&str; 7] = [
 /// project and cloud admins every project).
 #[component]
 pub fn AuditPage() -> impl IntoView {
+    // Made before the frame's `<Transition>`, which may run its content more than once
+    // (see `SignedIn`).
+    let query = use_query_map();
+    let get = move |k: &'static str| query.with(|q| q.get(k).unwrap_or_default());
+    let records = crate::loaded::load(
+        move || {
+            (
+                get("kluster"),
+                get("user"),
+                get("action"),
+                get("since"),
+                get("project"),
+            )
+        },
+        |(k, u, a, s, p)| audit_records(k, u, a, s, p),
+    );
     view! {
         <Title text="Audit"/>
-        <SignedIn content=|info| {
+        <SignedIn content=move |info| {
             let cloud = is_cloud_admin(&info);
-            view! { <Audit cloud project=info.project_name/> }
+            view! { <Audit cloud project=info.project_name records/> }
         }/>
     }
 }
@@ -79,21 +95,13 @@ fn changes(r: &kluster::AuditRecord) -> String {
 }
 
 #[component]
-fn Audit(cloud: bool, project: String) -> impl IntoView {
+fn Audit(
+    cloud: bool,
+    project: String,
+    records: crate::loaded::Loaded<Result<Vec<kluster::AuditRecord>, crate::error::AppError>>,
+) -> impl IntoView {
     let query = use_query_map();
     let get = move |k: &'static str| query.with(|q| q.get(k).unwrap_or_default());
-    let records = crate::loaded::load(
-        move || {
-            (
-                get("kluster"),
-                get("user"),
-                get("action"),
-                get("since"),
-                get("project"),
-            )
-        },
-        |(k, u, a, s, p)| audit_records(k, u, a, s, p),
-    );
     let scope = if cloud {
         "every project (cloud admin)".to_string()
     } else {

@@ -21,9 +21,13 @@ use crate::server_fns::{ops_attention, ops_events, ops_quotas};
 /// The operator overview (requires a session; cloud admins only, the controller decides).
 #[component]
 pub fn OpsPage() -> impl IntoView {
+    // Made before the frame's `<Transition>`, which may run its content more than once
+    // (see `SignedIn`).
+    let attention = crate::loaded::load(|| (), |_| ops_attention());
+    let quotas = crate::loaded::load(|| (), |_| ops_quotas());
     view! {
         <Title text="Operations"/>
-        <SignedIn content=|_| view! { <Overview/> }/>
+        <SignedIn content=move |_| view! { <Overview attention quotas/> }/>
     }
 }
 
@@ -55,9 +59,10 @@ fn usage(u: &kluster::Usage) -> String {
 }
 
 #[component]
-fn Overview() -> impl IntoView {
-    let attention = crate::loaded::load(|| (), |_| ops_attention());
-    let quotas = crate::loaded::load(|| (), |_| ops_quotas());
+fn Overview(
+    attention: crate::loaded::Loaded<Result<Vec<kluster::Attention>, AppError>>,
+    quotas: crate::loaded::Loaded<Result<Vec<kluster::ProjectQuota>, AppError>>,
+) -> impl IntoView {
     let th = "px-3 py-2 font-medium";
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">

@@ -20,9 +20,12 @@ use crate::server_fns::recent_events;
 /// The timeline (requires a session).
 #[component]
 pub fn TimelinePage() -> impl IntoView {
+    // Made before the frame's `<Transition>`, which may run its content more than once
+    // (see `SignedIn`).
+    let initial = crate::loaded::load(|| (), |_| recent_events());
     view! {
         <Title text="Timeline"/>
-        <SignedIn content=|info| view! { <Timeline project=info.project_name/> }/>
+        <SignedIn content=move |info| view! { <Timeline project=info.project_name initial/> }/>
     }
 }
 
@@ -76,8 +79,10 @@ pub(crate) fn parse_ms(ts: &str) -> Option<f64> {
 }
 
 #[component]
-fn Timeline(project: String) -> impl IntoView {
-    let initial = crate::loaded::load(|| (), |_| recent_events());
+fn Timeline(
+    project: String,
+    initial: crate::loaded::Loaded<Result<Vec<ProjectEvent>, crate::error::AppError>>,
+) -> impl IntoView {
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">
             <h1 class=H1_LIST>"Timeline of " {project}</h1>

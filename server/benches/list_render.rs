@@ -294,9 +294,12 @@ async fn main() {
     }
 
     // The server function alone vs the controller answered directly, the same query. The
-    // server function asks the controller for what the controller can give: a page when it
-    // understands the list query, else everything.
-    let paged_url = format!("{}/api/v1/clusters?limit=50", running.controller_url);
+    // server function asks the controller for what the controller can give: a page of
+    // summaries when it understands the list query, else everything.
+    let paged_url = format!(
+        "{}/api/v1/clusters?limit=50&fields=summary",
+        running.controller_url
+    );
     let whole_url = format!("{}/api/v1/clusters", running.controller_url);
     let paged = client
         .get(&paged_url)
@@ -307,7 +310,7 @@ async fn main() {
         .headers()
         .contains_key("x-total-count");
     let (direct_url, direct_label) = if paged {
-        (&paged_url, "controller direct, ?limit=50")
+        (&paged_url, "controller direct, ?limit=50&fields=summary")
     } else {
         (&whole_url, "controller direct, all klusters (no query)")
     };
@@ -330,6 +333,10 @@ async fn main() {
     let sfn_p50 = line("list_klusters server fn (first page)", &sfn, sfn_size);
     let direct_p50 = line(direct_label, &direct, size);
     if paged {
+        // For comparison: the same page of whole klusters, and every kluster whole.
+        let url = format!("{}/api/v1/clusters?limit=50", running.controller_url);
+        let (page, size) = measure(|| get(&client, &url, Some(&secret), "k0049")).await;
+        line("controller direct, ?limit=50 (whole klusters)", &page, size);
         let (whole, size) = measure(|| get(&client, &whole_url, Some(&secret), "k1999")).await;
         line("controller direct, all klusters (no query)", &whole, size);
     }

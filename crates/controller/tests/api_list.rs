@@ -1,6 +1,6 @@
-//! The list query extension of `GET /api/v1/clusters` (`?q=&phase=&sort=&limit=&offset=`)
-//! through the real router, store and Keystone: search, phase filter, sort, paging, the
-//! `X-Total-Count` header, and bad parameters refused in words.
+//! The list query extension of `GET /api/v1/clusters` (`?q=&phase=&sort=&limit=&offset=`,
+//! `fields=summary`) through the real router, store and Keystone: search, phase filter,
+//! sort, paging, the `X-Total-Count` header, summaries, and bad parameters refused in words.
 
 mod common;
 
@@ -84,7 +84,46 @@ async fn search_filter_sort_and_page_on_the_controller() {
     let (_, total, page) = list(&app, &alice, path).await;
     assert_eq!((total, names(&page)), (Some(4), vec!["web", "db"]));
 
+    // fields=summary: the same klusters and total, each only as a list row reads it, under
+    // the whole kluster's names.
+    let path = "/api/v1/clusters?sort=-name&limit=2&offset=1&fields=summary";
+    let (s, total, summaries) = list(&app, &alice, path).await;
+    assert_eq!(
+        (s, total, names(&summaries)),
+        (200, Some(4), vec!["web", "db"])
+    );
+    let (whole, short) = (&page[1], &summaries[1]);
+    assert_eq!(short["status"]["phase"], "Running", "{short}");
+    for field in [
+        "/spec/version",
+        "/spec/nodePools/0/name",
+        "/spec/nodePools/0/size",
+    ] {
+        assert_eq!(
+            short.pointer(field),
+            whole.pointer(field),
+            "{field}: {short}"
+        );
+    }
+    assert_eq!(
+        short["metadata"]["creationTimestamp"], whole["metadata"]["creationTimestamp"],
+        "{short}"
+    );
+    assert!(short["metadata"].get("uid").is_none(), "{short}");
+    assert!(
+        short["spec"]["nodePools"][0].get("flavor").is_none(),
+        "{short}"
+    );
+    assert!(
+        whole["spec"]["nodePools"][0].get("flavor").is_some(),
+        "{whole}"
+    );
+    let row: kluster::KlusterSummary = serde_json::from_value(short.clone()).unwrap();
+    let from_whole: kluster::KlusterSummary = serde_json::from_value(whole.clone()).unwrap();
+    assert_eq!(row, from_whole, "a summary reads as the whole kluster does");
+
     for (query, needle) in [
+        ("fields=everything", "Unknown fields"),
         ("phase=Sleeping", "Unknown phase"),
         ("sort=size", "Unknown sort"),
         ("limit=100000", "limit is 1 to 500"),

@@ -10,6 +10,7 @@
 //! - [`error`]: the error body, with its typed `reason` and `fields` extensions.
 //! - [`listing`]: the list query extension (search, phase, sort, page), applied alike by the
 //!   controller and the dashboard.
+//! - [`summary`]: a kluster as a list row needs it (`fields=summary`), under the same names.
 
 pub mod defaults;
 pub mod error;
@@ -19,6 +20,7 @@ pub mod metadata;
 pub mod model;
 pub mod net;
 pub mod ops;
+pub mod summary;
 pub mod update;
 pub mod validate;
 
@@ -27,4 +29,5 @@ pub use event::{EventDetail, EventReason, EventType};
 pub use metadata::KlusterMetadata;
 pub use model::*;
 pub use ops::{Attention, AuditRecord, OpsEvent, ProjectQuota, SpecChange};
+pub use summary::KlusterSummary;
 pub use validate::{FieldError, ValidationErrors};

@@ -1,5 +1,6 @@
 //! Extension (not in the Kubernikus spec): the kluster list's query — name search, phase
-//! filter, sort and a page — as `?q=&phase=&sort=&limit=&offset=`. Our controller applies it
+//! filter, sort and a page — as `?q=&phase=&sort=&limit=&offset=`, and `fields=summary` for
+//! klusters answered as [`crate::summary::KlusterSummary`]. Our controller applies it
 //! to `GET /api/v1/clusters` and says so with an `X-Total-Count` header; a real Kubernikus
 //! ignores the parameters and answers every kluster, and the dashboard then applies the same
 //! query itself. One implementation for both, so both answer alike.
@@ -79,6 +80,8 @@ pub struct ListQuery {
     pub limit: Option<usize>,
     /// Skip this many matching klusters first.
     pub offset: usize,
+    /// Answer each kluster as a [`crate::summary::KlusterSummary`] (`fields=summary`).
+    pub summary: bool,
 }
 
 /// The klusters a query selected, and how many matched before paging.
@@ -91,7 +94,7 @@ pub struct Listed {
 }
 
 impl ListQuery {
-    /// Reads the query from URL parameters (`q`, `phase`, `sort`, `limit`, `offset`; others
+    /// Reads the query from URL parameters (`q`, `phase`, `sort`, `limit`, `offset`, `fields`; others
     /// are ignored; empty values mean the default). A bad value is an error a person reads.
     pub fn from_pairs<'a>(
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -136,6 +139,15 @@ impl ListQuery {
                     out.limit = Some(n);
                 }
                 "offset" => out.offset = number(key, value)?,
+                "fields" => {
+                    if value != "summary" {
+                        return Err(format!(
+                            "Unknown fields {:?}: use summary, or leave it out for whole klusters.",
+                            short(value)
+                        ));
+                    }
+                    out.summary = true;
+                }
                 _ => {}
             }
         }
@@ -164,6 +176,9 @@ impl ListQuery {
         }
         if self.offset > 0 {
             out.push(("offset", self.offset.to_string()));
+        }
+        if self.summary {
+            out.push(("fields", "summary".to_string()));
         }
         out
     }
@@ -306,12 +321,15 @@ mod tests {
         assert!(e(&[("limit", "501")]).contains("1 to 500"));
         assert!(e(&[("offset", "-1")]).contains("whole number"));
         assert!(e(&[("q", &"x".repeat(65))]).contains("at most 64"));
+        assert!(e(&[("fields", "all")]).contains("use summary"));
         let q = query(&[
             ("q", "a"),
             ("phase", "Running"),
             ("sort", "-nodes"),
             ("limit", "5"),
+            ("fields", "summary"),
         ]);
+        assert!(q.summary);
         let pairs = q.to_pairs();
         let back = ListQuery::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str()))).unwrap();
         assert_eq!(back, q);

@@ -22,8 +22,9 @@ use crate::store::{CaRecord, NewEvent, StoredKluster};
 
 /// `GET /api/v1/clusters` (ListClusters): the caller's project's klusters. Extension: the
 /// list query `?q=&phase=&sort=&limit=&offset=` (`kluster::listing`) searches, filters,
-/// sorts and pages them, and `X-Total-Count` says how many matched before paging; without
-/// parameters every kluster, by name, as Kubernikus answers.
+/// sorts and pages them, and `X-Total-Count` says how many matched before paging;
+/// `fields=summary` answers each as a [`kluster::KlusterSummary`]. Without parameters
+/// every kluster, by name, as Kubernikus answers.
 pub async fn list(
     State(st): State<ApiState>,
     caller: Caller,
@@ -34,10 +35,13 @@ pub async fn list(
     let query = ListQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
     let listed = st.store.list_query(&who.account, &query).await?;
-    Ok((
-        [(TOTAL_HEADER, listed.total.to_string())],
-        Json(listed.items),
-    ))
+    let total = [(TOTAL_HEADER, listed.total.to_string())];
+    Ok(if query.summary {
+        let rows: Vec<kluster::KlusterSummary> = listed.items.into_iter().map(Into::into).collect();
+        (total, Json(rows)).into_response()
+    } else {
+        (total, Json(listed.items)).into_response()
+    })
 }
 
 /// `POST /api/v1/clusters` (CreateCluster): admission (validation, defaults, version, the

@@ -164,6 +164,7 @@ pub mod checks {
                             descending,
                             limit,
                             offset,
+                            summary: false,
                         };
                         let db = store.list_query("p", &query).await.unwrap();
                         assert_eq!(db, query.apply(all.clone()), "{query:?}");

@@ -13,7 +13,8 @@
 //! Run with a Keystone that knows the demo users (`MC_TEST_KEYSTONE_URL`, default the local
 //! one of `scripts/keystone.sh start`): `cargo bench -p server --bench list_render`
 //! (`LIST_COMPARE_BYTES=n` also times a static file of n bytes, e.g. an earlier page's size;
-//! `LIST_N=n` makes n requests per measurement instead of 300).
+//! `LIST_N=n` makes n requests per measurement instead of 300; `LIST_PROFILE=sfn` only
+//! makes the server function's request, in a loop, to profile it).
 
 use std::time::{Duration, Instant};
 
@@ -315,6 +316,20 @@ async fn main() {
         (&whole_url, "controller direct, all klusters (no query)")
     };
     let sfn_url = format!("{base}/api/list_klusters");
+    // `LIST_PROFILE=sfn`: only the server function, in a loop until killed (to profile it).
+    if std::env::var_os("LIST_PROFILE").is_some_and(|v| v == "sfn") {
+        println!("LIST_PROFILE=sfn: the server function in a loop");
+        loop {
+            let r = client
+                .post(&sfn_url)
+                .header("sec-fetch-site", "same-origin")
+                .send()
+                .await
+                .expect("server fn request");
+            assert_eq!(r.status(), 200);
+            r.bytes().await.expect("body");
+        }
+    }
     let ((sfn, sfn_size), (direct, size)) = measure_pair(
         || async {
             let r = client
@@ -332,6 +347,37 @@ async fn main() {
     .await;
     let sfn_p50 = line("list_klusters server fn (first page)", &sfn, sfn_size);
     let direct_p50 = line(direct_label, &direct, size);
+    // Where the server function's extra time goes: the dashboard's HTTP stack (its layers,
+    // against the controller's own, answering nothing), then a server function that only
+    // checks the session.
+    let health = |url: String| {
+        let client = &client;
+        move || {
+            let url = url.clone();
+            async move { get(client, &url, None, "ok").await }
+        }
+    };
+    let ((dash, dash_size), (ctl, ctl_size)) = measure_pair(
+        health(format!("{base}/healthz")),
+        health(format!("{}/healthz", running.controller_url)),
+    )
+    .await;
+    line("  dashboard GET /healthz", &dash, dash_size);
+    line("  controller GET /healthz", &ctl, ctl_size);
+    let session_url = format!("{base}/api/current_session");
+    let (session, size) = measure(|| async {
+        let r = client
+            .post(&session_url)
+            .header("sec-fetch-site", "same-origin")
+            .header("accept", "application/json")
+            .send()
+            .await
+            .expect("server fn request");
+        assert_eq!(r.status(), 200);
+        r.bytes().await.expect("body").len()
+    })
+    .await;
+    line("  current_session server fn (session only)", &session, size);
     if paged {
         // For comparison: the same page of whole klusters, and every kluster whole.
         let url = format!("{}/api/v1/clusters?limit=50", running.controller_url);

@@ -48,13 +48,37 @@ use tower_sessions::{cookie::SameSite, Expiry, SessionManagerLayer, SessionStore
 pub use config::{Config, SessionStoreKind};
 use health::Readiness;
 
-/// Axum state: Leptos options for rendering and the server functions' state.
-#[derive(Clone, FromRef)]
-pub struct ServerState {
+/// Axum state: Leptos options for rendering and the server functions' state, behind one
+/// `Arc`: axum clones the state of the handler it routes every request to (cloned whole,
+/// both took about a twentieth of a server function's time in the dashboard).
+#[derive(Clone)]
+pub struct ServerState(Arc<SharedState>);
+
+/// What a [`ServerState`] holds.
+pub struct SharedState {
     /// Leptos site options.
     pub leptos: LeptosOptions,
     /// Shared state for server functions.
     pub app: AppState,
+}
+
+impl ServerState {
+    /// `leptos` and `app` as axum's state.
+    pub fn new(leptos: LeptosOptions, app: AppState) -> Self {
+        Self(Arc::new(SharedState { leptos, app }))
+    }
+}
+
+impl FromRef<ServerState> for LeptosOptions {
+    fn from_ref(s: &ServerState) -> Self {
+        s.0.leptos.clone()
+    }
+}
+
+impl FromRef<ServerState> for AppState {
+    fn from_ref(s: &ServerState) -> Self {
+        s.0.app.clone()
+    }
 }
 
 /// Why the server could not start.
@@ -167,17 +191,18 @@ pub async fn start(
     let ready = Arc::new(Readiness::default());
     health::watch_dependencies(&keystone, &controller_url, &ready)?;
     let (sessions, limiter, session_count) = stores::open(&config, &ready).await?;
-    let state = AppState {
-        keystone,
-        limiter,
-        session_max_lifetime: config.session_max_lifetime,
-        revalidate_after: config.token_recheck,
-        controller: controller.with_observer(metrics.controller_observer()),
-        token_checks: Default::default(),
-        project_lists: Default::default(),
-        clock: config.clock.clone(),
-        request: None,
-    };
+    let state = AppState::new(
+        app::ssr::AppShared {
+            keystone,
+            limiter,
+            session_max_lifetime: config.session_max_lifetime,
+            revalidate_after: config.token_recheck,
+            token_checks: Default::default(),
+            project_lists: Default::default(),
+            clock: config.clock.clone(),
+        },
+        controller.with_observer(metrics.controller_observer()),
+    );
     let hub = live::Hub::new(
         state.controller.clone(),
         config.live_streams_per_user,
@@ -261,10 +286,7 @@ pub fn router<S: SessionStore + Clone>(
                 .map_or("hash.txt".into(), |p| p.to_string_lossy().into()),
         )
         .build();
-    let state = ServerState {
-        leptos: leptos.clone(),
-        app: app_state.clone(),
-    };
+    let state = ServerState::new(leptos.clone(), app_state.clone());
     let routes = route_list();
     let sessions = SessionManagerLayer::new(store)
         .with_name(if config.https {
@@ -364,5 +386,5 @@ async fn scrape(ops: Ops) -> axum::response::Response {
 }
 
 async fn server_fn(State(state): State<ServerState>, req: Request<Body>) -> impl IntoResponse {
-    handle_server_fns_with_context(move || provide_context(state.app.clone()), req).await
+    handle_server_fns_with_context(move || provide_context(state.0.app.clone()), req).await
 }

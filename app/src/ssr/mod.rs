@@ -24,9 +24,22 @@ use leptos_axum::ResponseOptions;
 
 use crate::error::AppError;
 
-/// State shared by every server function (provided as Leptos context by the server).
+/// State shared by every server function (provided as Leptos context by the server): what
+/// every request shares behind one `Arc` (read through `Deref`: `st.keystone`), and the
+/// per-request parts. It is cloned a few times per request, so the shared part is one
+/// count, not a dozen.
 #[derive(Clone, Debug)]
 pub struct AppState {
+    shared: Arc<AppShared>,
+    /// The Kubernikus API every provisioning call goes to.
+    pub controller: ControllerClient,
+    /// The request being served, when there is one (see [`state`]).
+    pub request: Option<RequestMeta>,
+}
+
+/// What every request's [`AppState`] shares.
+#[derive(Debug)]
+pub struct AppShared {
     /// Client for the configured Keystone v3 endpoint.
     pub keystone: keystone::Client,
     /// Sign-in failure limiter, per client address and per user name.
@@ -35,16 +48,20 @@ pub struct AppState {
     pub session_max_lifetime: Duration,
     /// How long a token validated with Keystone is trusted before it is checked again.
     pub revalidate_after: Duration,
-    /// The Kubernikus API every provisioning call goes to.
-    pub controller: ControllerClient,
     /// Recent Keystone verdicts per token, shared by every request and stream.
     pub token_checks: Arc<TokenChecks>,
     /// Recent project lists per token (the header's project switcher).
     pub project_lists: Arc<ProjectLists>,
     /// The time source (manual in tests).
     pub clock: Clock,
-    /// The request being served, when there is one (see [`state`]).
-    pub request: Option<RequestMeta>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = AppShared;
+
+    fn deref(&self) -> &AppShared {
+        &self.shared
+    }
 }
 
 /// What the server knows about the request being served: its id, the browser's address
@@ -61,6 +78,15 @@ pub struct RequestMeta {
 }
 
 impl AppState {
+    /// The state of a server whose requests share `shared` and call `controller`.
+    pub fn new(shared: AppShared, controller: ControllerClient) -> Self {
+        Self {
+            shared: Arc::new(shared),
+            controller,
+            request: None,
+        }
+    }
+
     /// This state acting for request `m`: controller calls carry its id and client.
     pub fn for_request(mut self, m: RequestMeta) -> Self {
         self.controller = self.controller.for_request(&m.id, m.client);

@@ -100,13 +100,12 @@ impl Client {
     /// This client acting for one request: every call carries its id (`X-Request-Id`) and
     /// the browser's address (`X-Forwarded-For`, believed by a controller that trusts the
     /// caller).
-    pub fn for_request(&self, id: &str, client: Option<std::net::IpAddr>) -> Self {
-        let mut c = self.clone();
-        c.request = Some(RequestHeaders {
+    pub fn for_request(mut self, id: &str, client: Option<std::net::IpAddr>) -> Self {
+        self.request = Some(RequestHeaders {
             id: id.to_string(),
             client,
         });
-        c
+        self
     }
 
     /// The base URL (no trailing slash).

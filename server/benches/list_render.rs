@@ -113,6 +113,20 @@ async fn get(client: &reqwest::Client, url: &str, token: Option<&str>, needle: &
     body.len()
 }
 
+/// Calls the server function at `url` as the app's own fetch does (same-origin, JSON); the
+/// size of its answer, which must be 200.
+async fn call_fn(client: &reqwest::Client, url: &str) -> usize {
+    let r = client
+        .post(url)
+        .header("sec-fetch-site", "same-origin")
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("server fn request");
+    assert_eq!(r.status(), 200, "{url}");
+    r.bytes().await.expect("body").len()
+}
+
 /// The longest wait for the controller to settle.
 const SETTLE_MAX: u64 = 120;
 
@@ -320,28 +334,11 @@ async fn main() {
     if std::env::var_os("LIST_PROFILE").is_some_and(|v| v == "sfn") {
         println!("LIST_PROFILE=sfn: the server function in a loop");
         loop {
-            let r = client
-                .post(&sfn_url)
-                .header("sec-fetch-site", "same-origin")
-                .send()
-                .await
-                .expect("server fn request");
-            assert_eq!(r.status(), 200);
-            r.bytes().await.expect("body");
+            call_fn(&client, &sfn_url).await;
         }
     }
     let ((sfn, sfn_size), (direct, size)) = measure_pair(
-        || async {
-            let r = client
-                .post(&sfn_url)
-                .header("sec-fetch-site", "same-origin")
-                .header("accept", "application/json")
-                .send()
-                .await
-                .expect("server fn request");
-            assert_eq!(r.status(), 200);
-            r.bytes().await.expect("body").len()
-        },
+        || call_fn(&client, &sfn_url),
         || get(&client, direct_url, Some(&secret), "k0049"),
     )
     .await;
@@ -365,18 +362,7 @@ async fn main() {
     line("  dashboard GET /healthz", &dash, dash_size);
     line("  controller GET /healthz", &ctl, ctl_size);
     let session_url = format!("{base}/api/current_session");
-    let (session, size) = measure(|| async {
-        let r = client
-            .post(&session_url)
-            .header("sec-fetch-site", "same-origin")
-            .header("accept", "application/json")
-            .send()
-            .await
-            .expect("server fn request");
-        assert_eq!(r.status(), 200);
-        r.bytes().await.expect("body").len()
-    })
-    .await;
+    let (session, size) = measure(|| call_fn(&client, &session_url)).await;
     line("  current_session server fn (session only)", &session, size);
     if paged {
         // For comparison: the same page of whole klusters, and every kluster whole.

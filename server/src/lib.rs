@@ -55,11 +55,11 @@ use health::Readiness;
 pub struct ServerState(Arc<SharedState>);
 
 /// What a [`ServerState`] holds.
-pub struct SharedState {
+struct SharedState {
     /// Leptos site options.
-    pub leptos: LeptosOptions,
+    leptos: LeptosOptions,
     /// Shared state for server functions.
-    pub app: AppState,
+    app: AppState,
 }
 
 impl ServerState {

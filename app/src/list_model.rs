@@ -83,16 +83,69 @@ impl From<kluster::Kluster> for KlusterRow {
 }
 
 /// One page of the list.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KlusterPage {
-    /// The page's klusters, in order.
-    pub rows: Vec<KlusterRow>,
+    /// The page's klusters, in order (see [`KlusterPage::into_rows`]).
+    pub items: PageItems,
     /// How many klusters match the search and filter (all pages).
     pub total: usize,
     /// This page's number, from 1.
     pub page: usize,
     /// How many pages there are (at least 1).
     pub pages: usize,
+}
+
+impl KlusterPage {
+    /// The page's rows, in order.
+    pub fn into_rows(self) -> Vec<KlusterRow> {
+        match self.items {
+            PageItems::Decoded(items) => items.into_iter().map(Into::into).collect(),
+            // Only made for an answer to the browser, which reads it back as `Decoded`.
+            // Read here instead, an answer that does not decode is no rows.
+            #[cfg(feature = "ssr")]
+            PageItems::Passed(a) => a
+                .decode::<Vec<KlusterSummary>>()
+                .unwrap_or_default()
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+        }
+    }
+}
+
+/// A page's klusters as list summaries (the browser makes the rows). On the wire a JSON
+/// array of [`KlusterSummary`]; always read back as [`PageItems::Decoded`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum PageItems {
+    /// Decoded (to render them, or searched and paged here).
+    Decoded(Vec<KlusterSummary>),
+    /// The controller's answer itself, checked to be a well-formed JSON array but not
+    /// decoded: what a server function called by the browser answers, so the page is not
+    /// decoded and encoded again on its way through.
+    #[cfg(feature = "ssr")]
+    Passed(kubernikus_client::JsonArray),
+}
+
+impl Default for PageItems {
+    fn default() -> Self {
+        PageItems::Decoded(Vec::new())
+    }
+}
+
+impl Serialize for PageItems {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PageItems::Decoded(items) => items.serialize(s),
+            #[cfg(feature = "ssr")]
+            PageItems::Passed(a) => a.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PageItems {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<KlusterSummary>::deserialize(d).map(PageItems::Decoded)
+    }
 }
 
 /// The list's URL parameters as the browser sent them (`?q=&phase=&sort=&page=`).
@@ -181,15 +234,16 @@ pub fn page_of_all(query: &ListQuery, all: Vec<kluster::Kluster>, page: usize) -
         ..query.clone()
     };
     let listed = paged.apply(all);
-    rows_page(listed.items, listed.total, page)
+    let items = listed.items.into_iter().map(KlusterSummary::from).collect();
+    rows_page(PageItems::Decoded(items), listed.total, page)
 }
 
 /// Page `page` of `total` matches, holding `items`.
-pub fn rows_page<T: Into<KlusterRow>>(items: Vec<T>, total: usize, page: usize) -> KlusterPage {
+pub fn rows_page(items: PageItems, total: usize, page: usize) -> KlusterPage {
     KlusterPage {
         pages: total.div_ceil(PER_PAGE).max(1),
         total,
-        rows: items.into_iter().map(Into::into).collect(),
+        items,
         page,
     }
 }
@@ -262,19 +316,54 @@ mod tests {
     fn a_whole_answer_is_searched_sorted_and_paged_here() {
         let q = params("", "", "-name").query().unwrap();
         let p = page_of_all(&q, all(120), 2);
-        assert_eq!((p.total, p.page, p.pages, p.rows.len()), (120, 2, 3, 50));
-        assert_eq!(p.rows[0].name, "k069");
+        assert_eq!((p.total, p.page, p.pages), (120, 2, 3));
+        let rows = p.into_rows();
+        assert_eq!((rows.len(), rows[0].name.as_str()), (50, "k069"));
         // Past the last page: the last page.
         let p = page_of_all(&q, all(120), 9);
-        assert_eq!(
-            (p.page, p.rows.len(), p.rows[19].name.as_str()),
-            (3, 20, "k000")
-        );
+        assert_eq!(p.page, 3);
+        let rows = p.into_rows();
+        assert_eq!((rows.len(), rows[19].name.as_str()), (20, "k000"));
         let q = params("K1", "running", "").query().unwrap();
         let p = page_of_all(&q, all(120), 1);
-        let names: Vec<_> = p.rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!((p.total, names), (2, vec!["k100", "k110"]));
+        let total = p.total;
+        let names: Vec<_> = p.into_rows().into_iter().map(|r| r.name).collect();
+        assert_eq!((total, names), (2, vec!["k100".to_string(), "k110".into()]));
         assert!(params("", "Asleep", "").query().is_err());
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_passed_page_is_written_as_answered_and_read_back_decoded() {
+        let summaries: Vec<KlusterSummary> = all(3).into_iter().map(Into::into).collect();
+        let answered = serde_json::to_string(&summaries).unwrap();
+        // Passed on as answered, unread: spacing and a field no row uses stay.
+        let extra = format!("[ {{\"name\": \"k\", \"later\": 1}} ,{}", &answered[1..]);
+        let wire = serde_json::to_string(&rows_page(
+            PageItems::Passed(serde_json::from_str(&extra).unwrap()),
+            4,
+            1,
+        ))
+        .unwrap();
+        assert!(
+            wire.starts_with(&format!(r#"{{"items":{extra},"#)),
+            "{wire}"
+        );
+        let passed = rows_page(
+            PageItems::Passed(serde_json::from_str(&answered).unwrap()),
+            3,
+            1,
+        );
+        let wire = serde_json::to_string(&passed).unwrap();
+        assert!(
+            wire.starts_with(&format!(r#"{{"items":{answered},"total":3"#)),
+            "{wire}"
+        );
+        let read: KlusterPage = serde_json::from_str(&wire).unwrap();
+        let decoded = rows_page(PageItems::Decoded(summaries), 3, 1);
+        assert_eq!(read, decoded);
+        assert_eq!(serde_json::to_string(&decoded).unwrap(), wire);
+        assert_eq!(passed.into_rows(), decoded.into_rows());
     }
 
     #[test]

@@ -40,9 +40,11 @@ impl RowStore {
     /// re-render), new klusters get a signal, and the order changes only when it did.
     /// Does nothing once the list is gone (a fetch that finished after it).
     pub fn sync(self, page: KlusterPage) {
-        let names: Vec<String> = page.rows.iter().map(|r| r.name.clone()).collect();
+        let counts = [page.total, page.page, page.pages];
+        let fetched = page.into_rows();
+        let names: Vec<String> = fetched.iter().map(|r| r.name.clone()).collect();
         let kept = self.rows.try_update_value(|rows| {
-            for row in page.rows {
+            for row in fetched {
                 match rows.get(&row.name) {
                     Some(s) => {
                         if s.with_untracked(|old| *old != row) {
@@ -62,11 +64,7 @@ impl RowStore {
         if self.order.try_with_untracked(|o| *o != names) == Some(true) {
             self.order.try_set(names);
         }
-        for (signal, value) in [
-            (self.total, page.total),
-            (self.page, page.page),
-            (self.pages, page.pages),
-        ] {
+        for (signal, value) in [self.total, self.page, self.pages].into_iter().zip(counts) {
             if signal.try_get_untracked().is_some_and(|v| v != value) {
                 signal.try_set(value);
             }

@@ -13,21 +13,23 @@ use crate::model::{KlusterPage, ListParams};
 pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<KlusterPage, AppError> {
     use crate::model::{page_of_all, rows_page, PER_PAGE};
     use crate::ssr::auth::{require, session};
-    use crate::ssr::{fail, state};
-    use kluster::KlusterSummary;
+    use crate::ssr::{for_browser, state};
     use kubernikus_client::Listing;
     let st = state();
-    let rec = require(&session().await?, &st).await.map_err(fail)?;
-    let mut query = params.query().map_err(|m| fail(AppError::BadInput(m)))?;
+    let rec = require(&session().await?, &st)
+        .await
+        .map_err(crate::ssr::fail)?;
+    let mut query = params
+        .query()
+        .map_err(|m| crate::ssr::fail(AppError::BadInput(m)))?;
     let page = params.page.max(1);
     query.limit = Some(PER_PAGE);
     query.offset = (page - 1) * PER_PAGE;
-    // Only what a row shows: asked for (our controller answers a summary per kluster, a
-    // third of the bytes) and decoded (of whole klusters, the rest is skipped unread).
+    // Only what a row shows is asked for: our controller answers a summary per kluster (a
+    // third of the bytes).
     query.summary = true;
-    let c = &st.controller;
-    let listed = c.list_page::<KlusterSummary>(&rec.token, &query).await;
-    let (items, total) = match listed.map_err(|e| fail(e.into()))? {
+    let pass = for_browser();
+    let (items, total) = match fetch(&st.controller, &rec.token, &query, pass).await? {
         Listing::Paged { items, total } => (items, total),
         Listing::All(all) => return Ok(page_of_all(&query, all, page)),
     };
@@ -37,9 +39,33 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     }
     // Past the last page (the list shrank, or a typed URL): the last one.
     query.offset = (pages - 1) * PER_PAGE;
-    let listed = c.list_page::<KlusterSummary>(&rec.token, &query).await;
-    Ok(match listed.map_err(|e| fail(e.into()))? {
-        Listing::Paged { items, total } => rows_page(items, total, pages),
-        Listing::All(all) => page_of_all(&query, all, pages),
-    })
+    Ok(
+        match fetch(&st.controller, &rec.token, &query, pass).await? {
+            Listing::Paged { items, total } => rows_page(items, total, pages),
+            Listing::All(all) => page_of_all(&query, all, pages),
+        },
+    )
+}
+
+/// The controller's answer to `query`. A page the controller paged is decoded as
+/// summaries (skipping the fields a row does not show), or, when `pass` (an answer to the
+/// browser, which decodes it itself), only checked to be a JSON array and passed on.
+#[cfg(feature = "ssr")]
+async fn fetch(
+    c: &kubernikus_client::Client,
+    token: &keystone::TokenSecret,
+    query: &kluster::listing::ListQuery,
+    pass: bool,
+) -> Result<kubernikus_client::Listing<crate::model::PageItems>, AppError> {
+    use crate::model::PageItems;
+    let listed = if pass {
+        c.list_page(token, query)
+            .await
+            .map(|l| l.map_items(PageItems::Passed))
+    } else {
+        c.list_page(token, query)
+            .await
+            .map(|l| l.map_items(PageItems::Decoded))
+    };
+    listed.map_err(|e| crate::ssr::fail(e.into()))
 }

@@ -104,6 +104,14 @@ impl AppState {
     }
 }
 
+/// Whether the request being served is a server function's own call (`/api/…`, from the
+/// browser), not a page being rendered: what the function answers is then only encoded
+/// for the browser, so data the browser decodes itself may be passed on as the controller
+/// sent it.
+pub fn for_browser() -> bool {
+    use_context::<http::request::Parts>().is_some_and(|p| p.uri.path().starts_with("/api/"))
+}
+
 /// The request being served (from the Leptos context), if any.
 pub fn request_meta() -> Option<RequestMeta> {
     use_context::<http::request::Parts>().and_then(|p| p.extensions.get::<RequestMeta>().cloned())

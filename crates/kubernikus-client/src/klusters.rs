@@ -28,19 +28,33 @@ impl Version {
     }
 }
 
-/// A listing whose page is decoded as `T` (only the fields its reader uses), or, when the
-/// API did not apply the list query, every kluster in full (to search, sort and page here).
+/// A listing whose page is decoded as `T` (e.g. `Vec` of a type with only the fields its
+/// reader uses, or a [`crate::JsonArray`] to pass on), or, when the API did not apply the
+/// list query, every kluster in full (to search, sort and page here).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Listing<T> {
     /// The API applied the query: the page's klusters and how many match in all.
     Paged {
         /// The page's klusters.
-        items: Vec<T>,
+        items: T,
         /// How many match the query in all.
         total: usize,
     },
     /// The API answered every kluster (a real Kubernikus ignores the extension).
     All(Vec<Kluster>),
+}
+
+impl<T> Listing<T> {
+    /// The same listing, a page's items made into `f(items)`.
+    pub fn map_items<U>(self, f: impl FnOnce(T) -> U) -> Listing<U> {
+        match self {
+            Listing::Paged { items, total } => Listing::Paged {
+                items: f(items),
+                total,
+            },
+            Listing::All(all) => Listing::All(all),
+        }
+    }
 }
 
 impl Client {
@@ -70,10 +84,11 @@ impl Client {
     }
 
     /// `GET /api/v1/clusters?q=&phase=&sort=&limit=&offset=` (the list query extension): a
-    /// page of the project's klusters and how many match, each decoded as `T` (a type with
-    /// only the fields the caller reads decodes several times faster than whole klusters,
-    /// and ignores the fields it does not name); every kluster in full when the API did not
-    /// apply the query ([`Listing`]).
+    /// page of the project's klusters, decoded as `T`, and how many match. `T` is a `Vec` of
+    /// a type with only the fields the caller reads (several times faster to decode than
+    /// whole klusters; the fields it does not name are ignored), or a [`crate::JsonArray`]
+    /// to pass on undecoded. Every kluster in full when the API did not apply the query
+    /// ([`Listing`]).
     pub async fn list_page<T: serde::de::DeserializeOwned>(
         &self,
         token: &TokenSecret,

@@ -8,6 +8,7 @@
 //! - [`klusters`]: the kluster operations (list, get, create, update, terminate, …).
 //! - [`extensions`]: the API's other calls and Mission Control's extensions.
 //! - [`observe`]: the per-call observer (metrics) and the per-request headers.
+//! - [`passed`]: a JSON array answered, checked but not decoded, to pass on.
 //! - [`sse`]: the one Server-Sent Events frame parser.
 //! - [`stream`]: the event stream as a typed `Stream`.
 
@@ -15,6 +16,7 @@ pub mod error;
 pub mod extensions;
 pub mod klusters;
 pub mod observe;
+pub mod passed;
 pub mod sse;
 pub mod stream;
 
@@ -29,6 +31,7 @@ pub use error::Error;
 pub use extensions::{AuditQuery, EventsQuery};
 pub use klusters::{Listing, Version};
 pub use observe::{route_template, Observer, RequestHeaders};
+pub use passed::JsonArray;
 pub use stream::{EventStream, StreamEvent};
 
 /// How long a call (not the event stream) may take.

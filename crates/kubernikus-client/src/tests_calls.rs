@@ -127,7 +127,7 @@ async fn list_query_and_total_if_match_and_the_typed_412() {
         offset: 50,
         ..Default::default()
     };
-    let crate::Listing::Paged { items, total } = c.list_page::<Kluster>(&t, &q).await.unwrap()
+    let crate::Listing::Paged { items, total } = c.list_page::<Vec<Kluster>>(&t, &q).await.unwrap()
     else {
         panic!("the stand-in paged the answer");
     };
@@ -160,10 +160,18 @@ async fn list_query_and_total_if_match_and_the_typed_412() {
     struct NameOnly {
         name: String,
     }
-    match c.list_page::<NameOnly>(&t, &q).await.unwrap() {
+    match c.list_page::<Vec<NameOnly>>(&t, &q).await.unwrap() {
         crate::Listing::Paged { items, total } => {
             assert_eq!((items.len(), total), (1, 120));
             assert_eq!(items[0].name, "a");
+        }
+        crate::Listing::All(_) => panic!("the stand-in paged the answer"),
+    }
+    // And passed on undecoded: the array as answered.
+    match c.list_page::<crate::JsonArray>(&t, &q).await.unwrap() {
+        crate::Listing::Paged { items, total } => {
+            let names: Vec<NameOnly> = items.decode().unwrap();
+            assert_eq!((names.len(), names[0].name.as_str(), total), (1, "a", 120));
         }
         crate::Listing::All(_) => panic!("the stand-in paged the answer"),
     }
@@ -279,7 +287,7 @@ async fn a_local_answerer_takes_the_calls_but_not_the_event_stream() {
         .with_local(Arc::new(Canned(calls.clone())));
     let token = TokenSecret::new("tok");
     match c
-        .list_page::<Kluster>(&token, &ListQuery::default())
+        .list_page::<Vec<Kluster>>(&token, &ListQuery::default())
         .await
         .unwrap()
     {

@@ -54,7 +54,16 @@ mod tests {
         let text = r#"[{"name":"a","size":3}, {"name":"b"}]"#;
         let a: JsonArray = serde_json::from_str(&format!("  {text}\n")).unwrap();
         assert_eq!(a.get(), text);
-        let wrapped = serde_json::to_string(&serde_json::json!({"items": a, "total": 2})).unwrap();
+        #[derive(serde::Serialize)]
+        struct Page<'a> {
+            items: &'a JsonArray,
+            total: usize,
+        }
+        let page = Page {
+            items: &a,
+            total: 2,
+        };
+        let wrapped = serde_json::to_string(&page).unwrap();
         assert_eq!(wrapped, format!(r#"{{"items":{text},"total":2}}"#));
         #[derive(serde::Deserialize, PartialEq, Debug)]
         struct Named {

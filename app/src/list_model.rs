@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const PER_PAGE: usize = 50;
 
 /// One pool in the kluster list.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PoolRow {
     /// Pool name.
     pub name: String,
@@ -24,9 +24,9 @@ pub struct PoolRow {
     pub schedulable: i64,
 }
 
-/// One kluster in the list: only what the table shows (the page also carries it for
-/// hydration, so it stays small).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// One kluster in the list: only what the table shows, made from its [`KlusterSummary`]
+/// (the page carries the summaries; see [`KlusterPage::into_rows`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KlusterRow {
     /// Name.
     pub name: String,
@@ -39,7 +39,6 @@ pub struct KlusterRow {
     /// When it was created (`YYYY-MM-DD HH:MM` UTC; empty when the controller does not say).
     pub created: String,
     /// Who created it (`user@domain`; empty when the controller does not say).
-    #[serde(default)]
     pub created_by: String,
 }
 

@@ -126,10 +126,7 @@ async fn kubernikus_without_extension() -> String {
             async move { axum::Json(all) }
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    serve_router(app).await
 }
 
 #[tokio::test]
@@ -151,10 +148,7 @@ async fn kubernikus_paging_its_own_way() -> String {
             )
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    serve_router(app).await
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::cluster::*;
-use common::{keystone_url, user_token, ORIGIN};
+use common::{keystone_url, serve_router, user_token, ORIGIN};
 
 /// A collector stub: every body POSTed to `/v1/traces`.
 async fn collector() -> (String, Arc<Mutex<Vec<Vec<u8>>>>) {
@@ -26,10 +26,7 @@ async fn collector() -> (String, Arc<Mutex<Vec<Vec<u8>>>>) {
             }
         }),
     );
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(l, app).await });
-    (url, got)
+    (serve_router(app).await, got)
 }
 
 #[tokio::test]

@@ -13,15 +13,11 @@ use crate::model::{KlusterPage, ListParams};
 pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<KlusterPage, AppError> {
     use crate::model::{page_of_all, rows_page, PER_PAGE};
     use crate::ssr::auth::{require, session};
-    use crate::ssr::{for_browser, state};
+    use crate::ssr::{fail, for_browser, state};
     use kubernikus_client::Listing;
     let st = state();
-    let rec = require(&session().await?, &st)
-        .await
-        .map_err(crate::ssr::fail)?;
-    let mut query = params
-        .query()
-        .map_err(|m| crate::ssr::fail(AppError::BadInput(m)))?;
+    let rec = require(&session().await?, &st).await.map_err(fail)?;
+    let mut query = params.query().map_err(|m| fail(AppError::BadInput(m)))?;
     let page = params.page.max(1);
     query.limit = Some(PER_PAGE);
     query.offset = (page - 1) * PER_PAGE;

@@ -24,6 +24,14 @@ pub fn keystone_url() -> String {
     )
 }
 
+/// Serves `app` on a free loopback port (a stand-in upstream); its base URL.
+pub async fn serve_router(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
 /// A server running in this process, stopped when dropped.
 pub struct TestServer {
     /// e.g. http://127.0.0.1:41234

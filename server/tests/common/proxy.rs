@@ -48,11 +48,7 @@ pub async fn start(upstream: &str, hook: Hook) -> String {
         upstream.trim_end_matches('/').to_string(),
         hook,
     );
-    let app = axum::Router::new().fallback(forward).with_state(state);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    super::serve_router(axum::Router::new().fallback(forward).with_state(state)).await
 }
 
 async fn forward(

@@ -207,12 +207,27 @@ impl FromServerFnError for AppError {
         match value {
             ServerFnErrorErr::Request(_) => AppError::Transport,
             ServerFnErrorErr::Args(m) => {
-                AppError::BadInput(format!("The form data is invalid: {m}"))
+                undecoded(AppError::BadInput(format!("The form data is invalid: {m}")))
             }
-            ServerFnErrorErr::MissingArg(m) => AppError::BadInput(format!("Missing field: {m}")),
+            ServerFnErrorErr::MissingArg(m) => {
+                undecoded(AppError::BadInput(format!("Missing field: {m}")))
+            }
             _ => AppError::Internal,
         }
     }
+}
+
+/// Input a server function could not decode answers 400 (its body never ran, so nothing else
+/// sets the status, and server_fn's own would be 500).
+#[cfg(feature = "ssr")]
+fn undecoded(err: AppError) -> AppError {
+    crate::ssr::fail(err)
+}
+
+/// In the browser the error is only read.
+#[cfg(not(feature = "ssr"))]
+fn undecoded(err: AppError) -> AppError {
+    err
 }
 
 #[cfg(test)]

@@ -33,16 +33,14 @@ use app::app::{shell, App};
 use app::ssr::AppState;
 use axum::{
     body::Body,
-    extract::{FromRef, State},
-    http::Request,
+    extract::FromRef,
+    http::{header, Request, StatusCode},
     response::IntoResponse,
-    routing::get,
+    routing::{any, get},
     Router,
 };
 use leptos::prelude::*;
-use leptos_axum::{
-    generate_route_list, handle_server_fns_with_context, AxumRouteListing, LeptosRoutes,
-};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use tower_sessions::{cookie::SameSite, Expiry, SessionManagerLayer, SessionStore};
 
 pub use config::{Config, SessionStoreKind};
@@ -305,7 +303,7 @@ pub fn router<S: SessionStore + Clone>(
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(move || health::readyz(ready.clone())))
-        .route("/api/{*fn_name}", get(server_fn).post(server_fn))
+        .route("/api/{*fn_name}", any(unknown_api))
         .route("/klusters/{name}/kubeconfig", get(kubeconfig::download))
         .nest_service(
             "/pkg",
@@ -385,6 +383,18 @@ async fn scrape(ops: Ops) -> axum::response::Response {
     controller::metrics::exposition(controller::metrics::render(&ops.metrics.registry))
 }
 
-async fn server_fn(State(state): State<ServerState>, req: Request<Body>) -> impl IntoResponse {
-    handle_server_fns_with_context(move || provide_context(state.0.app.clone()), req).await
+/// Answers a call under `/api/` that no server function serves (each function has its own
+/// route, registered by `leptos_routes_with_context`): a 404 in words, most likely from a page
+/// loaded before this version of the dashboard was deployed.
+async fn unknown_api(req: Request<Body>) -> impl IntoResponse {
+    let name = req.uri().path().trim_start_matches("/api/");
+    let name: String = name.chars().take(80).filter(|c| !c.is_control()).collect();
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CACHE_CONTROL, "no-store")],
+        format!(
+            "The dashboard has no function called {name:?}. The page that asked may be from \
+             an older version of Mission Control: reload it and try again.\n"
+        ),
+    )
 }

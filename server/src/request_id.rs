@@ -52,6 +52,7 @@ pub async fn tag(mut req: Request, next: Next) -> Response {
         id: id.clone(),
         client,
         span: span.clone(),
+        caller_recorded: Default::default(),
     });
     let mut res = next.run(req).instrument(span).await;
     if let Ok(v) = HeaderValue::from_str(&id) {

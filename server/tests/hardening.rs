@@ -1,6 +1,6 @@
 //! The holes a hostile tenant or a sibling site could use, each closed and kept closed:
-//! forged posts to every server function, cross-site kubeconfig minting, huge bodies,
-//! headers, files at rest, sign-in guessing, and live streams that must fail closed.
+//! forged posts to every server function, calls to none, cross-site kubeconfig minting, huge
+//! bodies, headers, files at rest, sign-in guessing, and live streams that must fail closed.
 
 mod common;
 
@@ -107,6 +107,45 @@ async fn a_20_mb_body_gets_413_in_words() {
     assert_eq!(r.status(), 413);
     let text = r.text().await.unwrap_or_default();
     assert!(text.contains("at most 256 KB"), "{text:?}");
+}
+
+#[tokio::test]
+async fn calls_no_function_can_serve_get_a_4xx_in_words() {
+    let srv = spawn(|_| {}).await;
+    for (method, path) in [("POST", "/api/no_such_fn"), ("GET", "/api/a/b%0Ac")] {
+        let r = browser()
+            .request(method.parse().unwrap(), format!("{}{path}", srv.base))
+            .header("sec-fetch-site", "same-origin")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 404, "{method} {path}");
+        let text = r.text().await.unwrap_or_default();
+        assert!(text.contains("has no function called"), "{text:?}");
+        assert!(text.contains("reload it"), "{text:?}");
+        assert!(!text.contains("register_explicit"), "{text:?}");
+    }
+    // A real function's path answers as before: the route is only what they leave.
+    let r = browser()
+        .post(format!("{}/api/current_session", srv.base))
+        .header("sec-fetch-site", "same-origin")
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(r.status(), 404);
+    // Input a function cannot decode is the caller's fault: 400 and a sentence, not a 500.
+    let r = browser()
+        .post(format!("{}/api/login", srv.base))
+        .header("sec-fetch-site", "same-origin")
+        .header(header::ACCEPT, "application/json")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body("user=alice")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let text = r.text().await.unwrap_or_default();
+    assert!(text.contains("The form data is invalid"), "{text:?}");
 }
 
 #[tokio::test]

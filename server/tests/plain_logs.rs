@@ -1,5 +1,6 @@
 //! Text logs written to a file or a pipe are plain: no terminal colour codes, which an
-//! operator's log file or collector would show as `[2m…[0m` noise around every field.
+//! operator's log file or collector would show as `[2m…[0m` noise around every field, and
+//! each field of a request once.
 
 mod common;
 
@@ -17,4 +18,45 @@ async fn a_replica_logging_to_a_file_writes_no_colour_codes() {
         !log.contains('\u{1b}'),
         "colour codes in a log file:\n{log}"
     );
+}
+
+#[tokio::test]
+async fn a_signed_in_page_names_its_caller_once_in_the_text_log() {
+    let _ = common::keystone_url();
+    let dir = cluster::scratch("plain-logs-caller");
+    let db = dir.join("controller.db").display().to_string();
+    let ctl = cluster::controller("controller", &dir, &db, &dir.join("ca.key"), 2.0);
+    let ctl_url = format!("http://{}", ctl.addr);
+    cluster::wait_ok(&format!("{ctl_url}/readyz"), 30, Some(&ctl)).await;
+    let dash = cluster::dashboard(
+        "dashboard",
+        &dir,
+        "memory",
+        &dir.join("session.key"),
+        &ctl_url,
+        common::ORIGIN,
+    );
+    let base = format!("http://{}", dash.addr);
+    cluster::wait_ok(&format!("{base}/readyz"), 30, Some(&dash)).await;
+    let c = common::clients::signed_in(&base).await;
+    // The page checks the session for each of its resources (list, projects, header).
+    let r = c.get(format!("{base}/")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let line = loop {
+        let log = std::fs::read_to_string(&dash.log).unwrap_or_default();
+        if let Some(l) = log
+            .lines()
+            .find(|l| l.contains("access:") && l.contains(r#"path="/" status=200"#))
+        {
+            break l.to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no access line:\n{log}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(line.matches(r#"user="alice@demo""#).count(), 1, "{line}");
+    assert_eq!(line.matches("project=").count(), 1, "{line}");
 }

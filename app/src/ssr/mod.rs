@@ -75,6 +75,9 @@ pub struct RequestMeta {
     pub client: Option<std::net::IpAddr>,
     /// The request's span.
     pub span: tracing::Span,
+    /// Set once the caller is recorded into the span: a page checks the session once per
+    /// resource, and a text log appends every recording of a field again.
+    pub caller_recorded: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AppState {
@@ -97,6 +100,11 @@ impl AppState {
     /// Records the signed-in user and project into the request's span.
     pub fn record_caller(&self, rec: &AuthRecord) {
         if let Some(m) = &self.request {
+            if m.caller_recorded
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                return;
+            }
             m.span
                 .record("user", format!("{}@{}", rec.user_name, rec.user_domain));
             m.span.record("project", rec.project_id.as_str());

@@ -14,13 +14,15 @@
 //! Run: `scripts/keystone.sh start && cargo bench -p server --bench scale_event`
 //! (`SCALE_ROUNDS=n`, default 20).
 
-use std::convert::Infallible;
+mod support {
+    pub mod sse_echo;
+}
+
 use std::time::{Duration, Instant};
 
-use axum::response::sse::{Event, Sse};
 use kluster::{EventReason, EventType, ProjectEvent};
 use kubernikus_client::sse::Parser;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 /// What a stream reader saw: the kluster of a warning (or `""` for the echo's events), when.
 type Seen = mpsc::UnboundedSender<(String, Instant)>;
@@ -81,42 +83,10 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted.get(i).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3)
 }
 
-/// The baseline: a bare axum server whose `POST /poke` sends one event to every open
-/// `GET /stream`; `rounds` pokes, each timed from the POST to the event at the reader.
+/// The baseline: `rounds` pokes of the bare SSE echo, each timed from the POST to the
+/// event at an open stream.
 async fn echo_baseline(http: &reqwest::Client, rounds: usize) -> Vec<Duration> {
-    let (tx, _) = broadcast::channel::<u64>(16);
-    let poke = tx.clone();
-    let app = axum::Router::new()
-        .route(
-            "/poke",
-            axum::routing::post(move || {
-                let poke = poke.clone();
-                async move {
-                    let _ = poke.send(1);
-                    "ok"
-                }
-            }),
-        )
-        .route(
-            "/stream",
-            axum::routing::get(move || {
-                let rx = tx.subscribe();
-                async move {
-                    let events = futures_util::stream::unfold(rx, |mut rx| async move {
-                        let n = rx.recv().await.ok()?;
-                        let e: Result<Event, Infallible> =
-                            Ok(Event::default().event("echo").data(n.to_string()));
-                        Some((e, rx))
-                    });
-                    Sse::new(events)
-                }
-            }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind the echo");
-    let addr = listener.local_addr().expect("echo address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let addr = support::sse_echo::start().await;
     let (seen, mut rx) = mpsc::unbounded_channel();
     let r = http
         .get(format!("http://{addr}/stream"))

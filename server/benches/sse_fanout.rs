@@ -9,9 +9,17 @@
 //!    and after gives the memory per stream, and one more event's delivery to all of them
 //!    is timed.
 //!
+//! Baseline in the same run, after the server is stopped: a bare axum SSE echo fanned out to
+//! as many streams (1,000), a POST to it timed to its event at each stream, read by the same
+//! client and parser.
+//!
 //! Run: `scripts/keystone.sh start && source .state/keystone-5000/demo.env &&
 //!       cargo bench -p server --bench sse_fanout` (needs ~2 file descriptors per client
 //! across the two processes: `ulimit -n` ≥ 10,500).
+
+mod support {
+    pub mod sse_echo;
+}
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -123,6 +131,63 @@ async fn connect_many(
     }
     let live = wait_all(&seen[start..], "<live>", Duration::from_secs(120)).await;
     println!("  {} of {n} new streams live", live.len());
+}
+
+/// The baseline: `n` streams of the bare SSE echo, `rounds` pokes, each timed from the POST
+/// to its event at every stream.
+async fn echo_fanout(n: usize, rounds: usize) -> Vec<Duration> {
+    let addr = support::sse_echo::start().await;
+    let http = reqwest::Client::new();
+    let (ready_tx, mut ready) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (got_tx, mut got) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    let mut readers = Vec::with_capacity(n);
+    for i in 0..n {
+        let (http, ready_tx, got_tx) = (http.clone(), ready_tx.clone(), got_tx.clone());
+        readers.push(tokio::spawn(async move {
+            let Ok(mut r) = http.get(format!("http://{addr}/stream")).send().await else {
+                return;
+            };
+            let _ = ready_tx.send(());
+            let mut parser = Parser::new(1 << 20);
+            while let Ok(Some(chunk)) = r.chunk().await {
+                let now = Instant::now();
+                for f in parser.push(&chunk).unwrap_or_default() {
+                    if f.event == "echo" {
+                        let _ = got_tx.send(now);
+                    }
+                }
+            }
+        }));
+        if (i + 1) % 200 == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let mut live = 0;
+    while live < n {
+        match tokio::time::timeout(Duration::from_secs(60), ready.recv()).await {
+            Ok(Some(())) => live += 1,
+            _ => break,
+        }
+    }
+    let mut times = Vec::with_capacity(n * rounds);
+    for _ in 0..rounds {
+        while got.try_recv().is_ok() {}
+        let t0 = Instant::now();
+        let _ = http.post(format!("http://{addr}/poke")).send().await;
+        for _ in 0..live {
+            match tokio::time::timeout(Duration::from_secs(20), got.recv()).await {
+                Ok(Some(t)) => times.push(t.duration_since(t0)),
+                _ => break,
+            }
+        }
+    }
+    for r in readers {
+        r.abort();
+    }
+    // One more event ends the echo's side of the closed streams (their descriptors).
+    let _ = http.post(format!("http://{addr}/poke")).send().await;
+    times.sort();
+    times
 }
 
 #[tokio::main]
@@ -252,7 +317,6 @@ async fn main() {
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.99)
     );
-
     println!("raising to {total} streams");
     connect_many(
         &streams,
@@ -286,4 +350,20 @@ async fn main() {
     let _ = server.kill();
     let _ = server.wait();
     let _ = std::fs::remove_dir_all(&data);
+
+    // The baseline runs once the server is gone and its streams with it, so the two share
+    // neither descriptors nor the client's runtime.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    println!("baseline: 1,000 streams of a bare axum SSE echo");
+    let echo = echo_fanout(1000, 20).await;
+    println!(
+        "bare axum SSE echo (POST -> event at each of 1,000 streams): n={} p50={:.1} ms p99={:.1} ms",
+        echo.len(),
+        percentile(&echo, 0.5),
+        percentile(&echo, 0.99)
+    );
+    println!(
+        "ratio (p50): delete -> Terminating at 1,000 browsers / the bare echo to 1,000 streams = {:.1}x",
+        percentile(&latencies, 0.5) / percentile(&echo, 0.5)
+    );
 }

@@ -2,13 +2,16 @@
 //! credentials, like keystonemiddleware: valid results are cached (keyed by a SHA-256 of
 //! the token, never the token itself) for at most the configured time and never past the
 //! token's expiry; Keystone unreachable fails closed; the service token renews itself when
-//! it nears expiry or Keystone rejects it.
+//! it nears expiry or Keystone rejects it. Concurrent requests with the same token that
+//! miss the cache share one Keystone call (a reconnecting crowd of one user's browsers
+//! would otherwise ask Keystone once each, at once).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, OnceCell};
 
 use keystone::{PasswordAuth, ProjectRef, TokenSecret};
 
@@ -110,7 +113,12 @@ pub struct TokenValidator {
     ttl: Duration,
     service_token: Mutex<Option<(TokenSecret, Instant)>>,
     cache: Mutex<HashMap<[u8; 32], Cached>>,
+    /// Validations under way, by token key: callers with the same token wait on one.
+    inflight: std::sync::Mutex<HashMap<[u8; 32], Flight>>,
 }
+
+/// One validation under way, its answer shared by everyone who asked meanwhile.
+type Flight = Arc<OnceCell<Result<Principal, AuthError>>>;
 
 impl std::fmt::Debug for TokenValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,6 +144,7 @@ impl TokenValidator {
             ttl: ttl.min(Duration::from_secs(300)),
             service_token: Mutex::new(None),
             cache: Mutex::new(HashMap::new()),
+            inflight: std::sync::Mutex::default(),
         }
     }
 
@@ -156,6 +165,27 @@ impl TokenValidator {
                 return Ok(hit.principal.clone());
             }
         }
+        // Join the validation of this token under way, or start it. If the caller running
+        // it goes away, the next waiter runs it (the cell stays empty until one finishes).
+        let joined = Joined {
+            flight: lock(&self.inflight).entry(key).or_default().clone(),
+            validator: self,
+            key,
+        };
+        joined
+            .flight
+            .get_or_init(|| self.validate(token, key, now))
+            .await
+            .clone()
+    }
+
+    /// Asks Keystone about `token` (cache key `key`, asked at `now`); caches a valid answer.
+    async fn validate(
+        &self,
+        token: &str,
+        key: [u8; 32],
+        now: Instant,
+    ) -> Result<Principal, AuthError> {
         let subject = TokenSecret::new(token);
         let validated = match self.validate_once(&subject, false).await {
             Err(keystone::Error::Unauthorized) => self.validate_once(&subject, true).await,
@@ -251,6 +281,32 @@ impl TokenValidator {
     pub async fn clear_cache(&self) {
         self.cache.lock().await.clear();
     }
+}
+
+/// A caller's share of a validation under way. When it is done (answered, or the caller
+/// went away as the last one waiting), the finished or abandoned flight leaves the map, so
+/// the map holds only validations someone still waits for.
+struct Joined<'a> {
+    validator: &'a TokenValidator,
+    key: [u8; 32],
+    flight: Flight,
+}
+
+impl Drop for Joined<'_> {
+    fn drop(&mut self) {
+        let mut inflight = lock(&self.validator.inflight);
+        let ours = inflight
+            .get(&self.key)
+            .is_some_and(|f| Arc::ptr_eq(f, &self.flight));
+        // Two holders left: the map and this caller.
+        if ours && (self.flight.initialized() || Arc::strong_count(&self.flight) <= 2) {
+            inflight.remove(&self.key);
+        }
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn time_now() -> time::OffsetDateTime {

@@ -1,4 +1,5 @@
-//! Against a stub Keystone on loopback: renewal, fail-closed and unscoped tokens.
+//! Against a stub Keystone on loopback: renewal, fail-closed and unscoped tokens, one
+//! Keystone call for concurrent requests with one token.
 
 use super::*;
 use axum::{
@@ -16,6 +17,10 @@ struct Stub {
     /// Service tokens issued before this count are rejected with 401.
     reject_below: AtomicUsize,
     lifetime_secs: u64,
+    /// Validations asked for (GET /v3/auth/tokens).
+    validated: AtomicUsize,
+    /// How long each validation takes.
+    delay_ms: u64,
 }
 
 fn token_body(project: bool, lifetime: u64) -> String {
@@ -47,6 +52,8 @@ async fn serve(stub: Arc<Stub>) -> String {
                 )
             })
             .get(|State(s): State<Arc<Stub>>, h: HeaderMap| async move {
+                s.validated.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(s.delay_ms)).await;
                 let svc = h["X-Auth-Token"]
                     .to_str()
                     .unwrap()
@@ -162,4 +169,56 @@ async fn cache_is_bounded_by_ttl() {
         cached.principal(Some("good")).await,
         Err(AuthError::Unavailable)
     );
+}
+
+#[tokio::test]
+async fn concurrent_requests_with_one_token_share_one_keystone_call() {
+    let stub = Arc::new(Stub {
+        lifetime_secs: 3600,
+        delay_ms: 200,
+        ..Default::default()
+    });
+    let v = Arc::new(validator(
+        &serve(stub.clone()).await,
+        Duration::from_secs(60),
+    ));
+    // The first caller gives up while Keystone is still answering: the others go on.
+    let quitter = {
+        let v = v.clone();
+        tokio::spawn(async move { v.principal(Some("good")).await })
+    };
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let waiters: Vec<_> = (0..50)
+        .map(|_| {
+            let v = v.clone();
+            tokio::spawn(async move { v.principal(Some("good")).await })
+        })
+        .collect();
+    quitter.abort();
+    for w in waiters {
+        assert_eq!(w.await.unwrap().unwrap().name, "alice");
+    }
+    assert!(
+        stub.validated.load(Ordering::SeqCst) <= 2,
+        "51 callers, {} Keystone calls (at most the quitter's and one more)",
+        stub.validated.load(Ordering::SeqCst)
+    );
+    // Failures are shared by those waiting together, not remembered.
+    let bad: Vec<_> = (0..20)
+        .map(|_| {
+            let v = v.clone();
+            tokio::spawn(async move { v.principal(Some("bogus")).await })
+        })
+        .collect();
+    for b in bad {
+        assert_eq!(b.await.unwrap(), Err(AuthError::Invalid));
+    }
+    let before = stub.validated.load(Ordering::SeqCst);
+    assert!(
+        before <= 3,
+        "20 callers with one bad token: {before} calls in all"
+    );
+    assert_eq!(v.principal(Some("bogus")).await, Err(AuthError::Invalid));
+    assert_eq!(stub.validated.load(Ordering::SeqCst), before + 1);
+    assert!(lock(&v.inflight).is_empty(), "nothing left waiting");
 }

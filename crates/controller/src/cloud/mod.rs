@@ -1,7 +1,8 @@
 //! The cloud the controller provisions into, behind a trait. The embedded default is a
-//! simulated OpenStack ([`sim::SimCloud`]); a real OpenStack provider can be added later.
+//! simulated OpenStack ([`sim::SimCloud`]); [`openstack::OpenStackCloud`] calls a real one.
 
 pub mod metered;
+pub mod openstack;
 pub mod sim;
 
 use std::future::Future;

@@ -1,0 +1,397 @@
+//! Nova and Glance: flavors, zones, key pairs, quota, images, and the klusters' servers —
+//! listed by their `kluster` metadata, booted with flavor and image resolved from their
+//! names (microversion 2.67, tags and metadata naming the kluster), deleted.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use reqwest::Method;
+use serde::Deserialize;
+use serde_json::json;
+use time::OffsetDateTime;
+
+use super::catalog::Service;
+use super::http::{Api, Query};
+use crate::cloud::{CloudError, Quota, Server, ServerSpec, ServerStatus, Usage};
+
+/// Server metadata key naming the kluster a server belongs to.
+pub const KLUSTER_KEY: &str = "kluster";
+
+/// Tag every server the controller boots carries (beside `kluster=<name>`).
+pub const TAG: &str = "kubernikus";
+
+/// Where a server goes beyond what [`ServerSpec`] says: it names no network or security
+/// group yet. `None`: the project's only network behind a router with an external gateway,
+/// and the configured security group.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// Neutron network id (a kluster's `spec.openstack.networkID`).
+    pub network_id: Option<String>,
+    /// Security group name or id (a kluster's `spec.openstack.securityGroupName`).
+    pub security_group: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct NovaFlavor {
+    pub(super) id: String,
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) ram: i64,
+    #[serde(default)]
+    pub(super) vcpus: i64,
+}
+
+#[derive(Deserialize)]
+struct Zone {
+    #[serde(rename = "zoneName")]
+    name: String,
+    #[serde(rename = "zoneState", default)]
+    state: ZoneState,
+}
+
+#[derive(Default, Deserialize)]
+struct ZoneState {
+    #[serde(default)]
+    available: bool,
+}
+
+#[derive(Deserialize)]
+struct KeyPairItem {
+    keypair: NovaKeyPair,
+}
+
+#[derive(Deserialize)]
+struct NovaKeyPair {
+    name: String,
+    #[serde(default)]
+    public_key: String,
+}
+
+#[derive(Deserialize)]
+struct QuotaBody {
+    quota_set: QuotaSet,
+}
+
+#[derive(Deserialize)]
+struct QuotaSet {
+    instances: QuotaDetail,
+    cores: QuotaDetail,
+    ram: QuotaDetail,
+}
+
+#[derive(Deserialize)]
+struct QuotaDetail {
+    #[serde(default)]
+    in_use: i64,
+    #[serde(default)]
+    reserved: i64,
+    limit: i64,
+}
+
+impl From<QuotaDetail> for Usage {
+    /// Nova's unlimited (-1) becomes `i64::MAX`; reserved counts as used.
+    fn from(d: QuotaDetail) -> Usage {
+        Usage {
+            limit: if d.limit < 0 { i64::MAX } else { d.limit },
+            used: d.in_use.saturating_add(d.reserved.max(0)),
+        }
+    }
+}
+
+/// A server as Nova lists it (the fields the provider reads).
+#[derive(Deserialize)]
+pub(super) struct NovaServer {
+    pub(super) id: String,
+    #[serde(default)]
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) status: String,
+    #[serde(rename = "OS-EXT-STS:task_state", default)]
+    pub(super) task_state: Option<String>,
+    #[serde(default)]
+    pub(super) metadata: HashMap<String, String>,
+    #[serde(default)]
+    pub(super) created: String,
+    /// Addresses by network name.
+    #[serde(default)]
+    pub(super) addresses: HashMap<String, Vec<NovaAddress>>,
+}
+
+/// One address of a server.
+#[derive(Deserialize)]
+pub(super) struct NovaAddress {
+    pub(super) addr: String,
+}
+
+#[derive(Deserialize)]
+struct GlanceImage {
+    id: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    created_at: String,
+}
+
+/// Nova's status (and task state) as the controller sees it: BUILD and REBUILD boot; ERROR
+/// failed; DELETED, SOFT_DELETED and any server whose task is `deleting` are going; every
+/// other status (ACTIVE, SHUTOFF, REBOOT, RESIZE, UNKNOWN, …) is a server that exists and
+/// did not fail, so `Active` — whether its node works is the kluster's to say.
+pub fn status_of(status: &str, task_state: Option<&str>) -> ServerStatus {
+    if task_state == Some("deleting") {
+        return ServerStatus::Deleting;
+    }
+    match status {
+        "BUILD" | "REBUILD" => ServerStatus::Build,
+        "ERROR" => ServerStatus::Error,
+        "DELETED" | "SOFT_DELETED" => ServerStatus::Deleting,
+        _ => ServerStatus::Active,
+    }
+}
+
+/// Time since `created` (RFC 3339); zero when unreadable or in the future.
+pub fn age_of(created: &str, now: OffsetDateTime) -> Duration {
+    OffsetDateTime::parse(created, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .and_then(|t| Duration::try_from(now - t).ok())
+        .unwrap_or(Duration::ZERO)
+}
+
+impl NovaServer {
+    /// The kluster it belongs to, from its metadata.
+    pub(super) fn kluster(&self) -> Option<&str> {
+        self.metadata
+            .get(KLUSTER_KEY)
+            .map(String::as_str)
+            .filter(|k| !k.is_empty())
+    }
+
+    /// As a [`Server`] (no node: that comes from the kluster's Kubernetes API), if it
+    /// belongs to a kluster.
+    pub(super) fn to_server(&self, now: OffsetDateTime) -> Option<Server> {
+        Some(Server {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            kluster: self.kluster()?.to_string(),
+            status: status_of(&self.status, self.task_state.as_deref()),
+            node: None,
+            age: age_of(&self.created, now),
+        })
+    }
+}
+
+fn q(pairs: &[(&str, &str)]) -> Query {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+impl Api {
+    /// Nova's flavors (`GET /flavors/detail`).
+    pub(super) async fn flavors(&self, project: &str) -> Result<Vec<NovaFlavor>, CloudError> {
+        self.list(
+            project,
+            Service::Compute,
+            "flavors/detail",
+            Vec::new(),
+            "flavors",
+        )
+        .await
+    }
+
+    /// Names of the available zones (`GET /os-availability-zone`).
+    pub(super) async fn zones(&self, project: &str) -> Result<Vec<String>, CloudError> {
+        #[derive(Deserialize)]
+        struct Body {
+            #[serde(rename = "availabilityZoneInfo", default)]
+            zones: Vec<Zone>,
+        }
+        let body: Body = self
+            .get(project, Service::Compute, "os-availability-zone", &[])
+            .await?;
+        Ok(body
+            .zones
+            .into_iter()
+            .filter(|z| z.state.available)
+            .map(|z| z.name)
+            .collect())
+    }
+
+    /// Key pairs of the signed-in user (`GET /os-keypairs`): Nova's key pairs belong to a
+    /// user, so these are the service user's.
+    pub(super) async fn key_pairs(
+        &self,
+        project: &str,
+    ) -> Result<Vec<kluster::KeyPair>, CloudError> {
+        let items: Vec<KeyPairItem> = self
+            .list(
+                project,
+                Service::Compute,
+                "os-keypairs",
+                Vec::new(),
+                "keypairs",
+            )
+            .await?;
+        Ok(items
+            .into_iter()
+            .map(|k| kluster::KeyPair {
+                name: k.keypair.name,
+                public_key: k.keypair.public_key,
+            })
+            .collect())
+    }
+
+    /// The project's instances, cores and RAM quota (`GET /os-quota-sets/{p}/detail`).
+    pub(super) async fn quota(&self, project: &str) -> Result<Quota, CloudError> {
+        let path = format!("os-quota-sets/{}/detail", segment(project));
+        let body: QuotaBody = self.get(project, Service::Compute, &path, &[]).await?;
+        let s = body.quota_set;
+        Ok(Quota {
+            instances: s.instances.into(),
+            cores: s.cores.into(),
+            ram: s.ram.into(),
+        })
+    }
+
+    /// Every server of the project (`GET /servers/detail`), klusters' or not.
+    pub(super) async fn nova_servers(&self, project: &str) -> Result<Vec<NovaServer>, CloudError> {
+        self.list(
+            project,
+            Service::Compute,
+            "servers/detail",
+            Vec::new(),
+            "servers",
+        )
+        .await
+    }
+
+    /// One server (`GET /servers/{id}`); `None` when Nova does not know it.
+    pub(super) async fn nova_server(
+        &self,
+        project: &str,
+        id: &str,
+    ) -> Result<Option<NovaServer>, CloudError> {
+        #[derive(Deserialize)]
+        struct Body {
+            server: NovaServer,
+        }
+        let path = format!("servers/{}", segment(id));
+        let reply = self
+            .send(project, Service::Compute, Method::GET, &path, &[], None)
+            .await?;
+        if reply.status == 404 {
+            return Ok(None);
+        }
+        let body: Body = reply.ok()?.json(Service::Compute)?;
+        Ok(Some(body.server))
+    }
+
+    /// Active image names the project can boot (`GET /v2/images?status=active`), sorted,
+    /// each once.
+    pub(super) async fn image_names(&self, project: &str) -> Result<Vec<String>, CloudError> {
+        let query = q(&[("status", "active"), ("limit", "200")]);
+        let images: Vec<GlanceImage> = self
+            .list(project, Service::Image, "images", query, "images")
+            .await?;
+        let mut names: Vec<String> = images
+            .into_iter()
+            .filter_map(|i| i.name)
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// The id of the active image named `name`; the newest when several have that name.
+    async fn image_id(&self, project: &str, name: &str) -> Result<String, CloudError> {
+        let query = q(&[("name", name), ("status", "active")]);
+        let images: Vec<GlanceImage> = self
+            .list(project, Service::Image, "images", query, "images")
+            .await?;
+        images
+            .into_iter()
+            .max_by(|a, b| a.created_at.cmp(&b.created_at))
+            .map(|i| i.id)
+            .ok_or_else(|| CloudError::new(format!("Image {name} could not be found.")))
+    }
+
+    /// Boots `spec` in `network` with `security_group` (`POST /servers`).
+    pub(super) async fn boot(
+        &self,
+        project: &str,
+        spec: &ServerSpec,
+        network: &str,
+        security_group: &str,
+    ) -> Result<Server, CloudError> {
+        let flavors = self.flavors(project).await?;
+        let Some(flavor) = flavors.iter().find(|f| f.name == spec.flavor) else {
+            return Err(CloudError::new(format!(
+                "Flavor {} could not be found.",
+                spec.flavor
+            )));
+        };
+        let image = self.image_id(project, &spec.image).await?;
+        let body = create_body(spec, &flavor.id, &image, network, security_group);
+        #[derive(Deserialize)]
+        struct Created {
+            id: String,
+        }
+        #[derive(Deserialize)]
+        struct Body {
+            server: Created,
+        }
+        // The answer carries the server's adminPass: read the id only, keep nothing else.
+        let reply = self
+            .send(
+                project,
+                Service::Compute,
+                Method::POST,
+                "servers",
+                &[],
+                Some(&body),
+            )
+            .await?
+            .ok()?;
+        let created: Body = reply.json(Service::Compute)?;
+        Ok(Server {
+            id: created.server.id,
+            name: spec.name.clone(),
+            kluster: spec.kluster.clone(),
+            status: ServerStatus::Build,
+            node: None,
+            age: Duration::ZERO,
+        })
+    }
+}
+
+/// The body of Nova's `POST /servers` for `spec` (microversion 2.67).
+pub fn create_body(
+    spec: &ServerSpec,
+    flavor_id: &str,
+    image_id: &str,
+    network: &str,
+    security_group: &str,
+) -> serde_json::Value {
+    let mut server = json!({
+        "name": spec.name,
+        "flavorRef": flavor_id,
+        "imageRef": image_id,
+        "networks": [{ "uuid": network }],
+        "security_groups": [{ "name": security_group }],
+        "metadata": { KLUSTER_KEY: spec.kluster },
+        "tags": [TAG, format!("{KLUSTER_KEY}={}", spec.kluster)],
+        "config_drive": true,
+    });
+    if !spec.availability_zone.is_empty() {
+        server["availability_zone"] = json!(spec.availability_zone);
+    }
+    json!({ "server": server })
+}
+
+/// `s` as one URL path segment (ids are plain, but never let one add a path).
+pub fn segment(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}

@@ -1,0 +1,357 @@
+//! Calls to OpenStack services: the project's token and endpoint, a timeout on every call,
+//! GETs tried again with backoff on connection errors and 5xx, one new sign-in (same scope)
+//! on a 401, OpenStack's error bodies turned into [`CloudError`]s with the cloud's words,
+//! and list pagination. Tokens travel in headers marked sensitive and are never logged.
+
+use std::sync::Arc;
+
+use reqwest::header::HeaderValue;
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::auth::{timed_out, Scope, Session, Sessions};
+use super::catalog::Service;
+use super::config::OpenStackConfig;
+use crate::cloud::CloudError;
+
+/// Nova's microversion the provider speaks (tags and metadata on create, like Kubernikus).
+pub const NOVA_MICROVERSION: &str = "2.67";
+
+/// Most pages a listing follows before it gives up (a loop guard).
+const MAX_PAGES: usize = 100;
+
+/// A query string's pairs.
+pub type Query = Vec<(String, String)>;
+
+/// A service's final answer (after retries): its status and body.
+#[derive(Debug)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The answer when it succeeded, else the cloud's words as an error.
+    pub fn ok(self) -> Result<Reply, CloudError> {
+        if (200..300).contains(&self.status) {
+            Ok(self)
+        } else {
+            Err(answer_error(self.status, &self.body))
+        }
+    }
+
+    /// The body as `T`.
+    pub fn json<T: DeserializeOwned>(&self, service: Service) -> Result<T, CloudError> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            CloudError::new(format!(
+                "{} sent a response this provider cannot read: {e}",
+                service.label()
+            ))
+        })
+    }
+}
+
+/// The HTTP side of the provider: sessions per project and one connection pool.
+#[derive(Debug)]
+pub struct Api {
+    http: reqwest::Client,
+    sessions: Sessions,
+    config: Arc<OpenStackConfig>,
+}
+
+impl Api {
+    /// A client for `config` (validated first).
+    pub fn new(config: OpenStackConfig) -> Result<Self, CloudError> {
+        config.validate()?;
+        let config = Arc::new(config);
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.timeout.min(std::time::Duration::from_secs(10)))
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| CloudError::new(format!("HTTP client: {}", e.without_url())))?;
+        let sessions = Sessions::new(config.clone(), http.clone())?;
+        Ok(Api {
+            http,
+            sessions,
+            config,
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &OpenStackConfig {
+        &self.config
+    }
+
+    /// The scope's current session (signing in if needed).
+    pub async fn session(&self, scope: &Scope) -> Result<Arc<Session>, CloudError> {
+        self.sessions.get(scope).await
+    }
+
+    /// Sends a call for `project` to `service` at `path` (relative to the endpoint's
+    /// versioned base) and returns its final answer, whatever the status. A 401 leads to
+    /// one new sign-in with the same scope and one more try; a GET is tried again on
+    /// connection errors and 5xx, up to the configured attempts.
+    pub async fn send(
+        &self,
+        project: &str,
+        service: Service,
+        method: Method,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<Reply, CloudError> {
+        let scope = Scope::Project(project.to_string());
+        let mut session = self.sessions.get(&scope).await?;
+        let idempotent = method == Method::GET;
+        let (mut attempt, mut renewed) = (0u32, false);
+        loop {
+            attempt += 1;
+            let result = self
+                .once(&session, service, method.clone(), path, query, body)
+                .await;
+            let retry = match &result {
+                Ok(r) if r.status == 401 && !renewed => {
+                    renewed = true;
+                    attempt -= 1;
+                    session = self.sessions.renew(&scope, &session).await?;
+                    continue;
+                }
+                Ok(r) => matches!(r.status, 500 | 502 | 503 | 504),
+                Err(_) => true,
+            };
+            if !(retry && idempotent && attempt < self.config.attempts) {
+                return result;
+            }
+            tracing::debug!(
+                service = service.label(),
+                path,
+                attempt,
+                "OpenStack call failed; trying again"
+            );
+            tokio::time::sleep(self.config.backoff(attempt)).await;
+        }
+    }
+
+    /// One try with `session`'s token.
+    async fn once(
+        &self,
+        session: &Session,
+        service: Service,
+        method: Method,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<Reply, CloudError> {
+        let c = &self.config;
+        let base = session.catalog.endpoint(service, &c.region, c.interface)?;
+        let mut url = base
+            .join(path)
+            .map_err(|e| CloudError::new(format!("{} path {path:?}: {e}", service.label())))?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        let mut req = self
+            .http
+            .request(method, url)
+            .header("X-Auth-Token", secret_header(&session.token)?)
+            .header("Accept", "application/json");
+        if service == Service::Compute {
+            req = req
+                .header(
+                    "OpenStack-API-Version",
+                    format!("compute {NOVA_MICROVERSION}"),
+                )
+                .header("X-OpenStack-Nova-API-Version", NOVA_MICROVERSION);
+        }
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| transport(service.label(), &e, c.timeout))?;
+        let status = resp.status().as_u16();
+        let body = resp
+            .bytes()
+            .await
+            .map_err(|e| transport(service.label(), &e, c.timeout))?;
+        Ok(Reply {
+            status,
+            body: body.to_vec(),
+        })
+    }
+
+    /// GET that must succeed, as `T`.
+    pub async fn get<T: DeserializeOwned>(
+        &self,
+        project: &str,
+        service: Service,
+        path: &str,
+        query: &[(String, String)],
+    ) -> Result<T, CloudError> {
+        self.send(project, service, Method::GET, path, query, None)
+            .await?
+            .ok()?
+            .json(service)
+    }
+
+    /// Every item under `key` of a listing, following its pages: `{key}_links` with
+    /// `rel: next` (Nova, Neutron, Cinder, Octavia) or `next` (Glance). The next page is
+    /// asked for at `path` with the link's query (its host may be an internal one).
+    pub async fn list<T: DeserializeOwned>(
+        &self,
+        project: &str,
+        service: Service,
+        path: &str,
+        query: Query,
+        key: &str,
+    ) -> Result<Vec<T>, CloudError> {
+        let mut out = Vec::new();
+        let mut query = query;
+        for _ in 0..MAX_PAGES {
+            let mut page: Value = self.get(project, service, path, &query).await?;
+            let items = page.get_mut(key).map(Value::take).unwrap_or(Value::Null);
+            if !items.is_null() {
+                let items: Vec<T> = serde_json::from_value(items).map_err(|e| {
+                    CloudError::new(format!(
+                        "{} sent {key} this provider cannot read: {e}",
+                        service.label()
+                    ))
+                })?;
+                let empty = items.is_empty();
+                out.extend(items);
+                if empty {
+                    return Ok(out);
+                }
+            }
+            match next_query(&page, key) {
+                Some(next) if next != query => query = next,
+                _ => return Ok(out),
+            }
+        }
+        Err(CloudError::new(format!(
+            "{} listed {key} in more than {MAX_PAGES} pages",
+            service.label()
+        )))
+    }
+
+    /// DELETE where 404 means it is gone already.
+    pub async fn delete(
+        &self,
+        project: &str,
+        service: Service,
+        path: &str,
+        query: &[(String, String)],
+    ) -> Result<(), CloudError> {
+        let reply = self
+            .send(project, service, Method::DELETE, path, query, None)
+            .await?;
+        if reply.status == 404 {
+            return Ok(());
+        }
+        reply.ok().map(drop)
+    }
+}
+
+/// The query of a listing's next page, if it has one.
+fn next_query(page: &Value, key: &str) -> Option<Query> {
+    let href = page
+        .get(format!("{key}_links"))
+        .and_then(Value::as_array)
+        .and_then(|links| {
+            links
+                .iter()
+                .find(|l| l.get("rel").and_then(Value::as_str) == Some("next"))
+        })
+        .and_then(|l| l.get("href"))
+        .or_else(|| page.get("next"))
+        .and_then(Value::as_str)?;
+    let base = url::Url::parse("http://next.invalid/").ok()?;
+    let url = base.join(href).ok()?;
+    let pairs: Query = url.query_pairs().into_owned().collect();
+    (!pairs.is_empty()).then_some(pairs)
+}
+
+/// A token as a header value marked sensitive (kept out of debug output).
+pub fn secret_header(token: &keystone::TokenSecret) -> Result<HeaderValue, CloudError> {
+    let mut value = HeaderValue::from_str(token.expose())
+        .map_err(|_| CloudError::new("Keystone issued a token that is not a header value"))?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// A failed connection or a timeout, without the URL.
+pub fn transport(who: &str, e: &reqwest::Error, timeout: std::time::Duration) -> CloudError {
+    if e.is_timeout() {
+        return timed_out(who, timeout);
+    }
+    let mut words = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        words = format!("{words}: {s}");
+        source = s.source();
+    }
+    // reqwest puts the URL in its own text only; drop it all the same.
+    let words = match e.url() {
+        Some(u) => words
+            .replace(&format!(" for url ({u})"), "")
+            .replace(&format!(" ({u})"), "")
+            .replace(u.as_str(), "<url>"),
+        None => words,
+    };
+    CloudError::new(format!("{who} could not be reached: {words}"))
+}
+
+/// An OpenStack error answer as a [`CloudError`]: the cloud's words and `(HTTP status)`;
+/// a 403 (or an old Nova's 413) saying "Quota exceeded" is [`CloudError::quota_exceeded`].
+pub fn answer_error(status: u16, body: &[u8]) -> CloudError {
+    let words = words_of(body);
+    let words = if words.is_empty() {
+        StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("no explanation")
+            .to_string()
+    } else {
+        words
+    };
+    let message = format!("{words} (HTTP {status})");
+    if matches!(status, 403 | 413) && words.to_ascii_lowercase().contains("quota exceeded") {
+        CloudError::quota_exceeded(message)
+    } else {
+        CloudError::new(message)
+    }
+}
+
+/// The message of an OpenStack error body: Nova's and Cinder's `{"kind": {"message"}}`,
+/// Neutron's `{"NeutronError": {"message"}}`, Keystone's `{"error": {"message"}}`,
+/// Octavia's `{"faultstring"}`, or the first 300 characters of a plain text body.
+fn words_of(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        let direct = ["faultstring", "message", "description", "title"]
+            .iter()
+            .find_map(|k| v.get(k).and_then(Value::as_str));
+        let nested = || {
+            v.as_object()?
+                .values()
+                .find_map(|inner| inner.get("message").and_then(Value::as_str))
+        };
+        if let Some(words) = direct.or_else(nested) {
+            return words.trim().to_string();
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    let plain: Vec<&str> = text.split_whitespace().collect();
+    plain.join(" ").chars().take(300).collect()
+}
+
+/// `e`'s message with `prefix` in front, same kind.
+pub fn prefixed(e: CloudError, prefix: &str) -> CloudError {
+    CloudError {
+        message: format!("{prefix}{}", e.message),
+        kind: e.kind,
+    }
+}

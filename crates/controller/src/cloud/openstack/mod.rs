@@ -1,0 +1,205 @@
+//! A real OpenStack behind the [`Cloud`] trait: Nova, Neutron, Glance, Cinder and Octavia,
+//! called with a token per kluster project that the controller's service user gets from
+//! Keystone by password (it needs a role on every kluster's project).
+//!
+//! [`config`] (settings; `Debug` hides the password), [`catalog`] (endpoints by service
+//! type, region and interface), [`auth`] (a token per project, renewed with the same scope
+//! before expiry or on a 401), [`http`] (timeouts, retries of GETs, OpenStack's error
+//! bodies, pagination), [`compute`] (Nova and Glance), [`network`] (Neutron), and
+//! [`resources`] (volumes, load balancers and routes klusters left).
+//!
+//! Servers carry no node state: on a real cloud that comes from the kluster's own
+//! Kubernetes API, which this provider does not read.
+
+pub mod auth;
+pub mod catalog;
+pub mod compute;
+pub mod config;
+pub mod http;
+pub mod network;
+pub mod resources;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use kluster::OpenstackMetadata;
+use time::OffsetDateTime;
+
+use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use auth::Scope;
+use catalog::Service;
+use http::Api;
+
+pub use compute::Placement;
+pub use config::{Interface, OpenStackConfig};
+
+/// The OpenStack provider. Cheap to clone; clones share tokens and connections.
+#[derive(Clone, Debug)]
+pub struct OpenStackCloud {
+    api: Arc<Api>,
+}
+
+impl OpenStackCloud {
+    /// A provider for `config`; nothing is called until the first request.
+    pub fn new(config: OpenStackConfig) -> Result<Self, CloudError> {
+        Ok(OpenStackCloud {
+            api: Arc::new(Api::new(config)?),
+        })
+    }
+
+    /// Signs in to the service user's own project and checks that its catalog has every
+    /// service the provider needs (Nova, Neutron, Glance required; Cinder and Octavia
+    /// reported when missing), for a start-up check.
+    pub async fn verify(&self) -> Result<(), CloudError> {
+        let session = self.api.session(&Scope::Service).await?;
+        let c = self.api.config();
+        for service in [Service::Compute, Service::Network, Service::Image] {
+            session.catalog.endpoint(service, &c.region, c.interface)?;
+        }
+        for service in [Service::Volume, Service::LoadBalancer] {
+            if let Err(e) = session.catalog.endpoint(service, &c.region, c.interface) {
+                tracing::warn!(error = %e, "OpenStack: {} is not available", service.label());
+            }
+        }
+        Ok(())
+    }
+
+    /// Boots `spec` in `placement`'s network and security group (or the defaults: the
+    /// project's only network behind a router with an external gateway, and the configured
+    /// security group).
+    pub async fn create_server_with(
+        &self,
+        project: &str,
+        spec: &ServerSpec,
+        placement: &Placement,
+    ) -> Result<Server, CloudError> {
+        let network = match placement.network_id.as_deref().filter(|n| !n.is_empty()) {
+            Some(n) => n.to_string(),
+            None => self.api.default_network(project).await?,
+        };
+        let group = placement
+            .security_group
+            .as_deref()
+            .filter(|g| !g.is_empty())
+            .unwrap_or(&self.api.config().security_group);
+        self.api.boot(project, spec, &network, group).await
+    }
+}
+
+impl Cloud for OpenStackCloud {
+    fn metadata<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<OpenstackMetadata, CloudError>> {
+        Box::pin(async move {
+            let api = &self.api;
+            let volume_types = async {
+                match api.offers(project, Service::Volume).await? {
+                    true => api.volume_types(project).await,
+                    false => Ok(Vec::new()),
+                }
+            };
+            let neutron_and_cinder = async {
+                tokio::try_join!(
+                    api.router_tree(project),
+                    api.security_groups(project),
+                    volume_types
+                )
+            };
+            let (flavors, zones, key_pairs, (routers, groups, types)) = tokio::try_join!(
+                api.flavors(project),
+                api.zones(project),
+                api.key_pairs(project),
+                neutron_and_cinder
+            )?;
+            Ok(OpenstackMetadata {
+                availability_zones: zones
+                    .into_iter()
+                    .map(|name| kluster::Named { name })
+                    .collect(),
+                flavors: flavors
+                    .into_iter()
+                    .map(|f| kluster::Flavor {
+                        name: f.name,
+                        id: f.id,
+                        ram: f.ram,
+                        vcpus: f.vcpus,
+                    })
+                    .collect(),
+                security_groups: groups,
+                key_pairs,
+                routers,
+                volume_types: types,
+            })
+        })
+    }
+
+    fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        Box::pin(self.api.image_names(project))
+    }
+
+    fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
+        Box::pin(self.api.quota(project))
+    }
+
+    fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
+        Box::pin(async move {
+            let now = OffsetDateTime::now_utc();
+            let all = self.api.nova_servers(project).await?;
+            Ok(all.iter().filter_map(|s| s.to_server(now)).collect())
+        })
+    }
+
+    fn server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        Box::pin(async move {
+            let now = OffsetDateTime::now_utc();
+            let found = self.api.nova_server(project, id).await?;
+            Ok(found.and_then(|s| s.to_server(now)))
+        })
+    }
+
+    fn create_server<'a>(
+        &'a self,
+        project: &'a str,
+        spec: &'a ServerSpec,
+    ) -> BoxFuture<'a, Result<Server, CloudError>> {
+        Box::pin(self.create_server_with(project, spec, &DEFAULT_PLACEMENT))
+    }
+
+    fn delete_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        Box::pin(async move {
+            let path = format!("servers/{}", compute::segment(id));
+            self.api.delete(project, Service::Compute, &path, &[]).await
+        })
+    }
+
+    fn resources<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
+        Box::pin(self.api.kluster_resources(project))
+    }
+
+    fn delete_resource<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        Box::pin(self.api.delete_resource(project, id))
+    }
+}
+
+/// No network or security group named: the defaults.
+static DEFAULT_PLACEMENT: Placement = Placement {
+    network_id: None,
+    security_group: None,
+};

@@ -1,0 +1,312 @@
+//! What klusters' workloads create by themselves, found by the names and metadata
+//! Kubernetes' OpenStack integrations give it: Cinder volumes (the CSI driver's
+//! `cinder.csi.openstack.org/cluster` metadata, or our `kluster` key), Octavia load
+//! balancers (the cloud controller manager's `kube_service_<cluster>_<namespace>_<service>`
+//! names, or its "… from cluster <cluster>" description — the simulator uses the same name
+//! pattern), and router routes whose next hop is a kluster's server (named `route-<server>`
+//! like the simulator's). Each gets an id saying what it is, for [`Api::delete_resource`].
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::catalog::Service;
+use super::compute::{segment, KLUSTER_KEY};
+use super::http::{Api, Query};
+use super::network::Route;
+use crate::cloud::{CloudError, Resource, ResourceKind};
+
+/// Volume metadata keys naming the cluster a volume was made for.
+pub const VOLUME_CLUSTER_KEYS: &[&str] = &["cinder.csi.openstack.org/cluster", KLUSTER_KEY];
+
+/// Name prefix of load balancers of `LoadBalancer` services.
+pub const LB_PREFIX: &str = "kube_service_";
+
+#[derive(Deserialize)]
+struct Volume {
+    id: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    metadata: HashMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct VolumeType {
+    id: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default = "public")]
+    is_public: bool,
+}
+
+fn public() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+struct LoadBalancer {
+    id: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    provisioning_status: String,
+}
+
+/// The kluster a volume was made for, from its metadata.
+pub fn volume_kluster(metadata: &HashMap<String, String>) -> Option<String> {
+    VOLUME_CLUSTER_KEYS
+        .iter()
+        .find_map(|k| metadata.get(*k))
+        .filter(|k| !k.is_empty())
+        .cloned()
+}
+
+/// The kluster of a load balancer: `kube_service_<kluster>_…` (kluster names have no
+/// `_`), or a description ending in `from cluster <kluster>`.
+pub fn load_balancer_kluster(name: &str, description: Option<&str>) -> Option<String> {
+    if let Some(rest) = name.strip_prefix(LB_PREFIX) {
+        if let Some((kluster, _)) = rest.split_once('_') {
+            if !kluster.is_empty() {
+                return Some(kluster.to_string());
+            }
+        }
+    }
+    let (_, kluster) = description?.rsplit_once("from cluster ")?;
+    let kluster = kluster.trim();
+    (!kluster.is_empty() && !kluster.contains(char::is_whitespace)).then(|| kluster.to_string())
+}
+
+/// A resource's id as the provider hands it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceId {
+    /// `volume:<cinder id>`.
+    Volume(String),
+    /// `loadbalancer:<octavia id>`.
+    LoadBalancer(String),
+    /// `route:<router id>,<destination>,<next hop>`.
+    Route {
+        /// Router id.
+        router: String,
+        /// Destination CIDR.
+        destination: String,
+        /// Next hop address.
+        nexthop: String,
+    },
+}
+
+impl ResourceId {
+    /// The id's text.
+    pub fn encode(&self) -> String {
+        match self {
+            ResourceId::Volume(id) => format!("volume:{id}"),
+            ResourceId::LoadBalancer(id) => format!("loadbalancer:{id}"),
+            ResourceId::Route {
+                router,
+                destination,
+                nexthop,
+            } => format!("route:{router},{destination},{nexthop}"),
+        }
+    }
+
+    /// Reads an id made by [`ResourceId::encode`].
+    pub fn parse(id: &str) -> Option<ResourceId> {
+        let (kind, rest) = id.split_once(':')?;
+        if rest.is_empty() {
+            return None;
+        }
+        match kind {
+            "volume" => Some(ResourceId::Volume(rest.to_string())),
+            "loadbalancer" => Some(ResourceId::LoadBalancer(rest.to_string())),
+            "route" => {
+                let mut parts = rest.splitn(3, ',');
+                let (router, destination, nexthop) = (parts.next()?, parts.next()?, parts.next()?);
+                Some(ResourceId::Route {
+                    router: router.to_string(),
+                    destination: destination.to_string(),
+                    nexthop: nexthop.to_string(),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Api {
+    /// Public volume types (`GET /types`), as Kubernikus offers them.
+    pub(super) async fn volume_types(
+        &self,
+        project: &str,
+    ) -> Result<Vec<kluster::IdName>, CloudError> {
+        let types: Vec<VolumeType> = self
+            .list(
+                project,
+                Service::Volume,
+                "types",
+                Query::new(),
+                "volume_types",
+            )
+            .await?;
+        Ok(types
+            .into_iter()
+            .filter(|t| t.is_public)
+            .map(|t| kluster::IdName {
+                name: t.name,
+                id: t.id,
+            })
+            .collect())
+    }
+
+    /// The project's volumes made for a kluster; none when the catalog has no Cinder.
+    async fn kluster_volumes(&self, project: &str) -> Result<Vec<Resource>, CloudError> {
+        if !self.offers(project, Service::Volume).await? {
+            return Ok(Vec::new());
+        }
+        let volumes: Vec<Volume> = self
+            .list(
+                project,
+                Service::Volume,
+                "volumes/detail",
+                Query::new(),
+                "volumes",
+            )
+            .await?;
+        Ok(volumes
+            .into_iter()
+            .filter_map(|v| {
+                let kluster = volume_kluster(&v.metadata)?;
+                let name = v.name.filter(|n| !n.is_empty()).unwrap_or(v.id.clone());
+                Some(Resource {
+                    id: ResourceId::Volume(v.id).encode(),
+                    kluster,
+                    kind: ResourceKind::Volume,
+                    name,
+                    deleting: v.status == "deleting",
+                })
+            })
+            .collect())
+    }
+
+    /// The project's load balancers of klusters' services; none without Octavia.
+    async fn kluster_load_balancers(&self, project: &str) -> Result<Vec<Resource>, CloudError> {
+        if !self.offers(project, Service::LoadBalancer).await? {
+            return Ok(Vec::new());
+        }
+        let query = vec![("project_id".to_string(), project.to_string())];
+        let lbs: Vec<LoadBalancer> = self
+            .list(
+                project,
+                Service::LoadBalancer,
+                "lbaas/loadbalancers",
+                query,
+                "loadbalancers",
+            )
+            .await?;
+        Ok(lbs
+            .into_iter()
+            .filter_map(|lb| {
+                let kluster = load_balancer_kluster(&lb.name, lb.description.as_deref())?;
+                Some(Resource {
+                    id: ResourceId::LoadBalancer(lb.id).encode(),
+                    kluster,
+                    kind: ResourceKind::LoadBalancer,
+                    name: lb.name,
+                    deleting: lb.provisioning_status == "PENDING_DELETE",
+                })
+            })
+            .collect())
+    }
+
+    /// Routes of the project's routers whose next hop is a kluster's server.
+    async fn kluster_routes(&self, project: &str) -> Result<Vec<Resource>, CloudError> {
+        let (routers, servers) =
+            tokio::try_join!(self.routers(project), self.nova_servers(project))?;
+        let mut owner: HashMap<&str, (&str, &str)> = HashMap::new();
+        for s in &servers {
+            let Some(kluster) = s.kluster() else { continue };
+            for addr in s.addresses.values().flatten() {
+                owner.insert(addr.addr.as_str(), (kluster, s.name.as_str()));
+            }
+        }
+        let mut out = Vec::new();
+        for r in &routers {
+            for route in &r.routes {
+                let Some((kluster, server)) = owner.get(route.nexthop.as_str()) else {
+                    continue;
+                };
+                out.push(Resource {
+                    id: ResourceId::Route {
+                        router: r.id.clone(),
+                        destination: route.destination.clone(),
+                        nexthop: route.nexthop.clone(),
+                    }
+                    .encode(),
+                    kluster: kluster.to_string(),
+                    kind: ResourceKind::Route,
+                    name: format!("route-{server}"),
+                    deleting: false,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Volumes, load balancers and routes of the project's klusters.
+    pub(super) async fn kluster_resources(
+        &self,
+        project: &str,
+    ) -> Result<Vec<Resource>, CloudError> {
+        let (volumes, lbs, routes) = tokio::try_join!(
+            self.kluster_volumes(project),
+            self.kluster_load_balancers(project),
+            self.kluster_routes(project)
+        )?;
+        Ok(volumes.into_iter().chain(lbs).chain(routes).collect())
+    }
+
+    /// Deletes a resource listed by [`Api::kluster_resources`]: a volume, a load balancer
+    /// (with everything in it: `cascade`), or a route. One that is gone already is fine.
+    pub(super) async fn delete_resource(&self, project: &str, id: &str) -> Result<(), CloudError> {
+        match ResourceId::parse(id) {
+            Some(ResourceId::Volume(v)) => {
+                let path = format!("volumes/{}", segment(&v));
+                self.delete(project, Service::Volume, &path, &[]).await
+            }
+            Some(ResourceId::LoadBalancer(lb)) => {
+                let path = format!("lbaas/loadbalancers/{}", segment(&lb));
+                let query = vec![("cascade".to_string(), "true".to_string())];
+                self.delete(project, Service::LoadBalancer, &path, &query)
+                    .await
+            }
+            Some(ResourceId::Route {
+                router,
+                destination,
+                nexthop,
+            }) => {
+                let route = Route {
+                    destination,
+                    nexthop,
+                };
+                self.remove_route(project, &router, &route).await
+            }
+            None => Err(CloudError::new(format!(
+                "Resource {id} could not be found."
+            ))),
+        }
+    }
+
+    /// Whether the project's catalog has `service` in the configured region and interface.
+    pub(super) async fn offers(&self, project: &str, service: Service) -> Result<bool, CloudError> {
+        let scope = super::auth::Scope::Project(project.to_string());
+        let session = self.session(&scope).await?;
+        let c = self.config();
+        Ok(session
+            .catalog
+            .endpoint(service, &c.region, c.interface)
+            .is_ok())
+    }
+}

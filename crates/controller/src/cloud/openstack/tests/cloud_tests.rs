@@ -1,0 +1,334 @@
+//! Every `Cloud` method of the provider against the stand-in: what it asks OpenStack and
+//! how the answers map onto the controller's types.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::stand::{Stand, PASSWORD};
+use super::{cloud, config, spec};
+use crate::cloud::openstack::{OpenStackCloud, Placement};
+use crate::cloud::{Cloud, CloudErrorKind, ResourceKind, ServerStatus};
+
+#[tokio::test]
+async fn metadata_maps_nova_neutron_and_cinder_onto_kubernikus_metadata() {
+    let stand = Stand::start().await;
+    let m = cloud(&stand).metadata("p1").await.unwrap();
+    let flavors: Vec<_> = m
+        .flavors
+        .iter()
+        .map(|f| (f.name.as_str(), f.id.as_str(), f.vcpus, f.ram))
+        .collect();
+    assert_eq!(
+        flavors,
+        [("m1.small", "f1", 2, 4096), ("m1.large", "f2", 8, 16384)]
+    );
+    let zones: Vec<_> = m
+        .availability_zones
+        .iter()
+        .map(|z| z.name.as_str())
+        .collect();
+    assert_eq!(zones, ["az-a"], "unavailable zones are left out");
+    assert_eq!(m.key_pairs[0].name, "ops");
+    assert_eq!(m.key_pairs[0].public_key, "ssh-ed25519 AAAA ops");
+    assert_eq!(
+        (
+            m.security_groups[0].name.as_str(),
+            m.security_groups[0].id.as_str()
+        ),
+        ("default", "sg1")
+    );
+    let types: Vec<_> = m.volume_types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(types, ["standard"], "private volume types are left out");
+    // Only the router with an external gateway, with its interfaces' network and subnets.
+    assert_eq!(m.routers.len(), 1);
+    let r = &m.routers[0];
+    assert_eq!(
+        (
+            r.id.as_str(),
+            r.name.as_str(),
+            r.external_network_id.as_str()
+        ),
+        ("r1", "default-router", "ext-net")
+    );
+    assert_eq!(r.networks.len(), 1);
+    let n = &r.networks[0];
+    assert_eq!((n.id.as_str(), n.name.as_str()), ("net1", "private"));
+    let subnets: Vec<_> = n
+        .subnets
+        .iter()
+        .map(|s| (s.id.as_str(), s.cidr.as_str()))
+        .collect();
+    assert_eq!(subnets, [("sub1", "10.180.0.0/24")]);
+    let routers = stand.seen("/network/v2.0/routers");
+    assert!(routers[0]
+        .query
+        .contains(&("project_id".into(), "p1".into())));
+}
+
+#[tokio::test]
+async fn images_are_the_active_names_over_every_page() {
+    let stand = Stand::start().await;
+    let images = cloud(&stand).images("p1").await.unwrap();
+    assert_eq!(images, ["flatcar-stable-amd64", "ubuntu-24.04-amd64"]);
+    assert!(
+        stand.seen("/image/v2/images").len() >= 3,
+        "followed Glance's next links"
+    );
+}
+
+#[tokio::test]
+async fn quota_maps_in_use_and_limit_with_unlimited_as_max() {
+    let stand = Stand::start().await;
+    let q = cloud(&stand).quota("p1").await.unwrap();
+    assert_eq!((q.instances.used, q.instances.limit), (3, 10));
+    assert_eq!((q.cores.used, q.cores.limit), (6, i64::MAX));
+    assert_eq!((q.ram.used, q.ram.limit), (12288, 51200));
+}
+
+#[tokio::test]
+async fn servers_are_the_klusters_ones_with_mapped_status_and_age() {
+    let stand = Stand::start().await;
+    let servers = cloud(&stand).servers("p1").await.unwrap();
+    let got: Vec<_> = servers
+        .iter()
+        .map(|s| (s.id.as_str(), s.kluster.as_str(), s.status))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("s1", "k1", ServerStatus::Active),
+            ("s2", "k1", ServerStatus::Build)
+        ]
+    );
+    assert!(servers.iter().all(|s| s.node.is_none()));
+    assert!(
+        servers[0].age >= Duration::from_secs(599) && servers[0].age < Duration::from_secs(700)
+    );
+    // Two pages; the second asked at the endpoint with the next link's marker.
+    let calls = stand.seen("servers/detail");
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1].query, [("marker".to_string(), "s2".to_string())]);
+    assert!(calls
+        .iter()
+        .all(|c| c.headers["openstack-api-version"] == "compute 2.67"));
+}
+
+#[tokio::test]
+async fn one_server_is_looked_up_and_a_missing_one_is_none() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    let s = c.server("p1", "s1").await.unwrap().unwrap();
+    assert_eq!(
+        (s.name.as_str(), s.status),
+        ("kks-k1-a-00001", ServerStatus::Active)
+    );
+    assert_eq!(c.server("p1", "gone").await.unwrap(), None);
+    assert_eq!(
+        c.server("p1", "s3").await.unwrap(),
+        None,
+        "not a kluster's server"
+    );
+}
+
+#[tokio::test]
+async fn create_sends_ids_network_group_metadata_tags_and_the_microversion() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    let s = c
+        .create_server("p1", &spec("kks-k1-a-abcde"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (s.kluster.as_str(), s.status, s.node),
+        ("k1", ServerStatus::Build, None)
+    );
+    let post = stand
+        .seen("/compute/v2.1/servers")
+        .into_iter()
+        .find(|c| c.method == axum::http::Method::POST)
+        .unwrap();
+    assert_eq!(post.headers["openstack-api-version"], "compute 2.67");
+    assert_eq!(post.headers["x-openstack-nova-api-version"], "2.67");
+    let body = post.body.unwrap();
+    let expected = json!({ "server": {
+        "name": "kks-k1-a-abcde", "flavorRef": "f2", "imageRef": "i2",
+        "networks": [{ "uuid": "net1" }], "security_groups": [{ "name": "default" }],
+        "metadata": { "kluster": "k1" }, "tags": ["kubernikus", "kluster=k1"],
+        "availability_zone": "az-a", "config_drive": true,
+    }});
+    assert_eq!(
+        body, expected,
+        "the newest image of that name, the only network"
+    );
+    // The new server is listed as the kluster's, and the admin password went nowhere.
+    assert!(c.servers("p1").await.unwrap().iter().any(|x| x.id == s.id));
+    assert!(!format!("{s:?}").contains("AdminPassSecret1"));
+}
+
+#[tokio::test]
+async fn create_needs_a_network_when_the_project_has_several() {
+    let stand = Stand::start().await;
+    stand.state().two_networks = true;
+    let c = cloud(&stand);
+    let e = c
+        .create_server("p1", &spec("kks-k1-a-abcde"))
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("net1, net2"), "{e}");
+    let placement = Placement {
+        network_id: Some("net2".into()),
+        security_group: Some("k1-nodes".into()),
+    };
+    c.create_server_with("p1", &spec("kks-k1-a-abcde"), &placement)
+        .await
+        .unwrap();
+    let post = stand
+        .seen("/compute/v2.1/servers")
+        .into_iter()
+        .last()
+        .unwrap();
+    let body = post.body.unwrap();
+    assert_eq!(body["server"]["networks"], json!([{ "uuid": "net2" }]));
+    assert_eq!(
+        body["server"]["security_groups"],
+        json!([{ "name": "k1-nodes" }])
+    );
+}
+
+#[tokio::test]
+async fn unknown_flavor_or_image_fails_before_nova_is_asked() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    let mut s = spec("kks-k1-a-abcde");
+    s.flavor = "m9.huge".into();
+    let e = c.create_server("p1", &s).await.unwrap_err();
+    assert_eq!(e.message, "Flavor m9.huge could not be found.");
+    let mut s = spec("kks-k1-a-abcde");
+    s.image = "windows".into();
+    let e = c.create_server("p1", &s).await.unwrap_err();
+    assert_eq!(e.message, "Image windows could not be found.");
+    assert!(stand
+        .seen("/compute/v2.1/servers")
+        .iter()
+        .all(|c| c.method != axum::http::Method::POST));
+}
+
+#[tokio::test]
+async fn novas_quota_exceeded_403_is_quota_exceeded() {
+    let stand = Stand::start().await;
+    stand.state().quota_exceeded = true;
+    let e = cloud(&stand)
+        .create_server("p1", &spec("kks-k1-a-abcde"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, CloudErrorKind::QuotaExceeded);
+    assert_eq!(
+        e.message,
+        "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances (HTTP 403)"
+    );
+    // Any other 403 is just an error.
+    let other = crate::cloud::openstack::http::answer_error(
+        403,
+        br#"{"forbidden":{"code":403,"message":"Policy doesn't allow it"}}"#,
+    );
+    assert_eq!(other.kind, CloudErrorKind::Other);
+}
+
+#[tokio::test]
+async fn deleting_a_server_that_is_gone_is_fine() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    c.delete_server("p1", "s1").await.unwrap();
+    c.delete_server("p1", "gone").await.unwrap();
+    let s = c.server("p1", "s1").await.unwrap().unwrap();
+    assert_eq!(s.status, ServerStatus::Deleting);
+}
+
+#[tokio::test]
+async fn resources_are_the_klusters_volumes_load_balancers_and_routes() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    let mut got: Vec<_> = c
+        .resources("p1")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.kind, r.kluster, r.name, r.deleting, r.id))
+        .collect();
+    got.sort();
+    let want = [
+        (ResourceKind::Volume, "k1", "pv-1f2e", false, "volume:v1"),
+        (ResourceKind::Volume, "k2", "v2", true, "volume:v2"),
+        (
+            ResourceKind::LoadBalancer,
+            "k1",
+            "kube_service_k1_default_ingress",
+            false,
+            "loadbalancer:lb1",
+        ),
+        (
+            ResourceKind::LoadBalancer,
+            "k2",
+            "",
+            true,
+            "loadbalancer:lb2",
+        ),
+        (
+            ResourceKind::Route,
+            "k1",
+            "route-kks-k1-a-00001",
+            false,
+            "route:r1,198.18.0.0/24,10.180.0.11",
+        ),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(k, kl, n, d, id)| (*k, kl.to_string(), n.to_string(), *d, id.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    c.delete_resource("p1", "volume:v1").await.unwrap();
+    c.delete_resource("p1", "loadbalancer:lb1").await.unwrap();
+    c.delete_resource("p1", "route:r1,198.18.0.0/24,10.180.0.11")
+        .await
+        .unwrap();
+    let lb = stand.seen("/lb/v2/lbaas/loadbalancers/lb1");
+    assert!(lb[0].query.contains(&("cascade".into(), "true".into())));
+    let put = stand.seen("remove_extraroutes");
+    let route = json!({ "router": { "routes": [{ "destination": "198.18.0.0/24", "nexthop": "10.180.0.11" }] } });
+    assert_eq!(put[0].body.as_ref(), Some(&route));
+    assert!(c.delete_resource("p1", "res-1").await.is_err());
+}
+
+#[tokio::test]
+async fn secrets_never_show_in_debug_output_or_errors() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    c.servers("p1").await.unwrap();
+    let shown = format!("{c:?} {:?}", config(&stand));
+    assert!(!shown.contains(PASSWORD), "{shown}");
+    assert!(!shown.contains("SECRET"), "{shown}");
+    assert!(shown.contains("<redacted>"));
+    // A wrong password: the error names the user and the project, not the password.
+    let mut wrong = config(&stand);
+    wrong.password = "wrong-Pa55word".into();
+    let e = OpenStackCloud::new(wrong)
+        .unwrap()
+        .servers("p1")
+        .await
+        .unwrap_err();
+    assert!(
+        e.message.contains("kubernikus") && e.message.contains("p1"),
+        "{e}"
+    );
+    assert!(!e.message.contains("wrong-Pa55word") && !format!("{e:?}").contains("wrong-Pa55word"));
+    // Errors of services carry the cloud's words, never the token.
+    stand.state().fail = vec![(
+        "os-quota-sets".into(),
+        400,
+        json!({ "badRequest": { "code": 400, "message": "bad" } }),
+    )];
+    let e = c.quota("p1").await.unwrap_err();
+    assert_eq!(e.message, "bad (HTTP 400)");
+    assert!(!format!("{e:?}").contains("SECRET"));
+}

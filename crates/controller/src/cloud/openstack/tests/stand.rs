@@ -1,0 +1,329 @@
+//! A stand-in OpenStack on 127.0.0.1:0 for the provider's tests: Keystone (password tokens
+//! in `X-Subject-Token`, the catalog at `/v3/auth/catalog`) and just enough of Nova,
+//! Neutron, Glance, Cinder and Octavia, answering with bodies shaped like theirs. It
+//! records every call, and tests change its state (revoke tokens, force failures).
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::body::Bytes;
+use axum::extract::State as Axum;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+/// The stand-in's password of the service user.
+pub const PASSWORD: &str = "s3cret-Passw0rd";
+
+/// One call the stand-in saw.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    /// HTTP method.
+    pub method: Method,
+    /// Path without the endpoint prefix (`/internal`, `/r2`).
+    pub path: String,
+    /// The endpoint prefix the call came through (`""`, `/internal`, `/r2`).
+    pub via: String,
+    /// Query pairs.
+    pub query: Vec<(String, String)>,
+    /// Its `X-Auth-Token`.
+    pub token: String,
+    /// All its headers.
+    pub headers: HeaderMap,
+    /// Its JSON body, if any.
+    pub body: Option<Value>,
+}
+
+/// What the stand-in holds; tests change it between calls.
+pub struct State {
+    /// Every call, in order.
+    pub seen: Vec<Seen>,
+    /// Scopes of the sign-ins (the `scope` object of each request).
+    pub sign_ins: Vec<Value>,
+    /// Tokens the services accept.
+    pub valid: HashSet<String>,
+    /// Tokens issued so far.
+    pub issued: usize,
+    /// Lifetime of new tokens.
+    pub lifetime: time::Duration,
+    /// Nova's servers.
+    pub servers: Vec<Value>,
+    /// Nova refuses creates with its quota 403.
+    pub quota_exceeded: bool,
+    /// Router r1's interfaces sit in two networks.
+    pub two_networks: bool,
+    /// Failures to answer, first match wins: (path fragment, status, body).
+    pub fail: Vec<(String, u16, Value)>,
+    /// The services the catalog lists.
+    pub services: Vec<&'static str>,
+    /// Services the catalog lists at a port nobody listens on.
+    pub dead: Vec<&'static str>,
+}
+
+/// A running stand-in.
+pub struct Stand {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Its state.
+    pub state: Arc<Mutex<State>>,
+}
+
+impl Stand {
+    /// Starts a stand-in with two kluster servers and one other server.
+    pub async fn start() -> Stand {
+        let now = time::OffsetDateTime::now_utc();
+        let ago = |secs: i64| rfc3339(now - time::Duration::seconds(secs));
+        let state = Arc::new(Mutex::new(State {
+            seen: Vec::new(),
+            sign_ins: Vec::new(),
+            valid: HashSet::new(),
+            issued: 0,
+            lifetime: time::Duration::hours(1),
+            servers: vec![
+                server(
+                    "s1",
+                    "kks-k1-a-00001",
+                    Some("k1"),
+                    "ACTIVE",
+                    None,
+                    &ago(600),
+                    "10.180.0.11",
+                ),
+                server(
+                    "s2",
+                    "kks-k1-a-00002",
+                    Some("k1"),
+                    "BUILD",
+                    None,
+                    &ago(5),
+                    "10.180.0.12",
+                ),
+                server(
+                    "s3",
+                    "jumphost",
+                    None,
+                    "ACTIVE",
+                    None,
+                    &ago(9000),
+                    "10.180.0.5",
+                ),
+            ],
+            quota_exceeded: false,
+            two_networks: false,
+            fail: Vec::new(),
+            services: vec!["compute", "network", "image", "volumev3", "load-balancer"],
+            dead: Vec::new(),
+        }));
+        let app = axum::Router::new()
+            .fallback(handle)
+            .with_state(state.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Stand { addr, state }
+    }
+
+    /// The state, locked.
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap()
+    }
+
+    /// Keystone's URL.
+    pub fn auth_url(&self) -> String {
+        format!("http://{}/v3", self.addr)
+    }
+
+    /// Calls seen whose path contains `fragment`.
+    pub fn seen(&self, fragment: &str) -> Vec<Seen> {
+        let s = self.state();
+        s.seen
+            .iter()
+            .filter(|c| c.path.contains(fragment))
+            .cloned()
+            .collect()
+    }
+}
+
+/// `t` as Keystone and Nova write times.
+pub fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap()
+}
+
+/// A Nova server body (microversion 2.67 shape, the fields that matter).
+pub fn server(
+    id: &str,
+    name: &str,
+    kluster: Option<&str>,
+    status: &str,
+    task: Option<&str>,
+    created: &str,
+    ip: &str,
+) -> Value {
+    let metadata = match kluster {
+        Some(k) => json!({ "kluster": k }),
+        None => json!({}),
+    };
+    json!({
+        "id": id, "name": name, "status": status, "OS-EXT-STS:task_state": task,
+        "OS-EXT-STS:vm_state": "active", "OS-EXT-STS:power_state": 1,
+        "metadata": metadata, "created": created, "updated": created,
+        "tags": [], "tenant_id": "p1", "user_id": "u-svc",
+        "flavor": { "original_name": "m1.small", "vcpus": 2, "ram": 4096, "disk": 20 },
+        "addresses": { "private": [
+            { "addr": ip, "version": 4, "OS-EXT-IPS:type": "fixed",
+              "OS-EXT-IPS-MAC:mac_addr": "fa:16:3e:00:00:01" } ] },
+        "links": []
+    })
+}
+
+fn endpoint(kind: &str, base: &str, project: &str) -> Value {
+    let path = match kind {
+        "compute" => "/compute/v2.1".to_string(),
+        "network" => "/network".to_string(),
+        "image" => "/image".to_string(),
+        "volumev3" => format!("/volume/v3/{project}"),
+        _ => "/lb".to_string(),
+    };
+    json!({ "type": kind, "name": kind, "id": kind, "endpoints": [
+        { "id": "e1", "interface": "public", "region": "RegionOne", "region_id": "RegionOne",
+          "url": format!("{base}{path}") },
+        { "id": "e2", "interface": "internal", "region": "RegionOne", "region_id": "RegionOne",
+          "url": format!("{base}/internal{path}") },
+        { "id": "e3", "interface": "public", "region": "RegionTwo", "region_id": "RegionTwo",
+          "url": format!("{base}/r2{path}") },
+    ]})
+}
+
+/// A JSON answer.
+pub fn reply(status: u16, body: Value) -> Response {
+    let status = StatusCode::from_u16(status).unwrap();
+    (status, axum::Json(body)).into_response()
+}
+
+/// Nova's error body: `{"<kind>": {"code", "message"}}`.
+pub fn nova_error(status: u16, kind: &str, message: &str) -> Response {
+    reply(
+        status,
+        json!({ kind: { "code": status, "message": message } }),
+    )
+}
+
+async fn handle(
+    Axum(state): Axum<Arc<Mutex<State>>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Option<Value> = serde_json::from_slice(&body).ok();
+    let query: Vec<(String, String)> = uri
+        .query()
+        .map(|q| {
+            url::form_urlencoded::parse(q.as_bytes())
+                .into_owned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let base = format!(
+        "http://{}",
+        headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("")
+    );
+    let mut s = state.lock().unwrap();
+    let raw = uri.path().to_string();
+    let (via, path) = ["/internal", "/r2"]
+        .iter()
+        .find_map(|p| {
+            raw.strip_prefix(p)
+                .map(|rest| (p.to_string(), rest.to_string()))
+        })
+        .unwrap_or((String::new(), raw.clone()));
+    let token = headers
+        .get("x-auth-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    s.seen.push(Seen {
+        method: method.clone(),
+        path: path.clone(),
+        via,
+        query: query.clone(),
+        token: token.clone(),
+        headers: headers.clone(),
+        body: body.clone(),
+    });
+    if path == "/v3/auth/tokens" && method == Method::POST {
+        return sign_in(&mut s, body.unwrap_or(Value::Null));
+    }
+    if !s.valid.contains(&token) {
+        let message = "The request you have made requires authentication.";
+        return reply(401, json!({ "error": { "code": 401, "message": message } }));
+    }
+    if let Some(i) = s
+        .fail
+        .iter()
+        .position(|(f, _, _)| path.contains(f.as_str()))
+    {
+        let (_, status, body) = s.fail.remove(i);
+        return reply(status, body);
+    }
+    if path == "/v3/auth/catalog" {
+        let project = token.split('|').nth(1).unwrap_or("").to_string();
+        let catalog: Vec<Value> = s
+            .services
+            .iter()
+            .map(|k| {
+                let base = if s.dead.contains(k) {
+                    "http://127.0.0.1:9"
+                } else {
+                    &base
+                };
+                endpoint(k, base, &project)
+            })
+            .collect();
+        return reply(200, json!({ "catalog": catalog, "links": {} }));
+    }
+    let q = |k: &str| -> Vec<String> {
+        query
+            .iter()
+            .filter(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let answer = super::stand_services::answer(&mut s, &method, &path, &q, body);
+    answer.unwrap_or_else(|| nova_error(404, "itemNotFound", "The resource could not be found."))
+}
+
+fn sign_in(s: &mut State, body: Value) -> Response {
+    let auth = &body["auth"];
+    let password = auth["identity"]["password"]["user"]["password"].as_str();
+    if password != Some(PASSWORD) {
+        let message = "The request you have made requires authentication.";
+        return reply(401, json!({ "error": { "code": 401, "message": message } }));
+    }
+    let scope = auth["scope"].clone();
+    s.sign_ins.push(scope.clone());
+    let project = &scope["project"];
+    let id = project["id"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("id-of-{}", project["name"].as_str().unwrap_or("")));
+    s.issued += 1;
+    let token = format!("tok-{}|{id}|SECRET", s.issued);
+    s.valid.insert(token.clone());
+    let expires = rfc3339(time::OffsetDateTime::now_utc() + s.lifetime);
+    let body = json!({ "token": {
+        "methods": ["password"], "expires_at": expires, "issued_at": expires,
+        "user": { "id": "u-svc", "name": "kubernikus", "domain": { "id": "default", "name": "Default" } },
+        "project": { "id": id, "name": format!("name-of-{id}"), "domain": { "id": "default", "name": "Default" } },
+        "roles": [{ "id": "r1", "name": "member" }],
+    }});
+    let mut resp = reply(201, body);
+    resp.headers_mut()
+        .insert("x-subject-token", token.parse().unwrap());
+    resp
+}

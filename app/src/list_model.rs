@@ -22,6 +22,9 @@ pub struct PoolRow {
     pub healthy: i64,
     /// Ready and not cordoned.
     pub schedulable: i64,
+    /// The controller could not tell the nodes' health: `healthy` and `schedulable` say
+    /// nothing and show as "unknown".
+    pub health_unknown: bool,
 }
 
 /// One kluster in the list: only what the table shows, made from its [`KlusterSummary`]
@@ -54,6 +57,7 @@ impl From<KlusterSummary> for KlusterRow {
                     running: info.map(|i| i.running),
                     healthy: info.map_or(0, |i| i.healthy),
                     schedulable: info.map_or(0, |i| i.schedulable),
+                    health_unknown: info.is_some_and(|i| i.health_unknown),
                     name: p.name,
                     size: p.size,
                 }
@@ -309,6 +313,28 @@ mod tests {
         );
         assert_eq!(whole.pools[0].running, Some(2));
         assert_eq!(whole.pools[1].running, None);
+    }
+
+    #[test]
+    fn unknown_node_health_travels_to_the_row() {
+        let info = |unknown: bool| kluster::NodePoolInfo {
+            name: "a".into(),
+            running: 2,
+            health_unknown: unknown,
+            ..Default::default()
+        };
+        for unknown in [true, false] {
+            let mut k = kluster::Kluster::default();
+            k.spec.node_pools = vec![kluster::NodePool {
+                name: "a".into(),
+                ..Default::default()
+            }];
+            k.status.node_pools = vec![info(unknown)];
+            let wire = serde_json::to_value(info(unknown)).unwrap();
+            // The extension is omitted when false: a Kubernikus's answer reads as known.
+            assert_eq!(wire.get("healthUnknown").is_some(), unknown);
+            assert_eq!(KlusterRow::from(k).pools[0].health_unknown, unknown);
+        }
     }
 
     #[test]

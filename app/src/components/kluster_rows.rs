@@ -86,7 +86,8 @@ impl Default for RowStore {
     }
 }
 
-/// "name: running/size running, healthy, schedulable" per pool.
+/// "name: running/size running, healthy, schedulable" per pool ("node health unknown" in
+/// place of the last two when the controller cannot tell).
 pub fn pools(k: &KlusterRow) -> String {
     if k.pools.is_empty() {
         return "no pools".into();
@@ -94,6 +95,10 @@ pub fn pools(k: &KlusterRow) -> String {
     k.pools
         .iter()
         .map(|p| match p.running {
+            Some(running) if p.health_unknown => format!(
+                "{}: {running}/{} running, node health unknown",
+                p.name, p.size
+            ),
             Some(running) => format!(
                 "{}: {running}/{} running, {} healthy, {} schedulable",
                 p.name, p.size, p.healthy, p.schedulable

@@ -41,6 +41,7 @@ async fn ops_views_answer_cloud_admins_only_and_show_every_project() {
                 running: 1,
                 healthy: 1,
                 schedulable: 1,
+                ..Default::default()
             }];
             Ok::<(), ()>(())
         })

@@ -105,14 +105,20 @@ fn PoolRow(
     } else {
         view! { <span>{pool.size}</span> }.into_any()
     };
+    // Without the kluster's Kubernetes API nobody knows the nodes' health: say so, never 0.
+    let unknown = info.health_unknown;
+    let count = move |n: i64| match unknown {
+        true => "unknown".to_string(),
+        false => n.to_string(),
+    };
     view! {
         <tr class=ROW data-pool=pool.name.clone()>
             <td class="py-2 pr-4 font-medium">{pool.name.clone()}</td>
             <td class="py-2 pr-4">{pool.flavor}</td>
             <td class="py-2 pr-4">{pool.availability_zone}</td>
             <td class="py-2 pr-4" data-count="running">{info.running}</td>
-            <td class="py-2 pr-4" data-count="healthy">{info.healthy}</td>
-            <td class="py-2 pr-4" data-count="schedulable">{info.schedulable}</td>
+            <td class="py-2 pr-4" data-count="healthy">{count(info.healthy)}</td>
+            <td class="py-2 pr-4" data-count="schedulable">{count(info.schedulable)}</td>
             <td class="py-2 pr-4">{size}</td>
         </tr>
     }

@@ -151,12 +151,17 @@ pub async fn attention(
         }
         if phase == KlusterPhase::Running {
             for p in &k.status.node_pools {
-                if p.running < p.size || p.healthy < p.size {
+                let unhealthy = !p.health_unknown && p.healthy < p.size;
+                if p.running < p.size || unhealthy {
+                    let health = match p.health_unknown {
+                        true => "node health unknown".to_string(),
+                        false => format!("{} healthy", p.healthy),
+                    };
                     out.push(item(
                         "pool_below_size",
                         format!(
-                            "pool {}: {} of {} running, {} healthy",
-                            p.name, p.running, p.size, p.healthy
+                            "pool {}: {} of {} running, {health}",
+                            p.name, p.running, p.size
                         ),
                     ));
                 }

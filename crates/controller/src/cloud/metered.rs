@@ -62,6 +62,10 @@ fn timed<'a, T: Send + 'a>(
 }
 
 impl Cloud for MeteredCloud {
+    fn node_source(&self) -> super::NodeSource {
+        self.inner.node_source()
+    }
+
     fn metadata<'a>(
         &'a self,
         project: &'a str,

@@ -86,6 +86,42 @@ pub struct NodeState {
     pub cordoned: bool,
 }
 
+/// Where the controller learns whether a server's Kubernetes node is up: the seam between
+/// provisioning (the cloud) and node health (the kluster's own API).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NodeSource {
+    /// The cloud's listing carries each server's node ([`Server::node`]); `None` there
+    /// means the server has not registered (the simulator).
+    #[default]
+    Servers,
+    /// Nothing reports nodes: on a real cloud their health comes from the kluster's
+    /// Kubernetes API (Node objects: Ready, unschedulable), which the controller does not
+    /// read yet. A server is never taken for unregistered, nor its node for healthy.
+    Unknown,
+}
+
+/// What is known about one server's node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKnowledge {
+    /// It registered, in this state.
+    Known(NodeState),
+    /// It has not registered (yet).
+    NotRegistered,
+    /// Nobody can tell.
+    Unknown,
+}
+
+impl NodeSource {
+    /// What this source knows about `server`'s node.
+    pub fn node(self, server: &Server) -> NodeKnowledge {
+        match (self, server.node) {
+            (NodeSource::Unknown, _) => NodeKnowledge::Unknown,
+            (NodeSource::Servers, Some(n)) => NodeKnowledge::Known(n),
+            (NodeSource::Servers, None) => NodeKnowledge::NotRegistered,
+        }
+    }
+}
+
 /// A server as the cloud lists it, with its node when it has registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
@@ -97,7 +133,8 @@ pub struct Server {
     pub kluster: String,
     /// Status.
     pub status: ServerStatus,
-    /// The node, once registered.
+    /// The node, once registered, when the cloud reports nodes at all (see
+    /// [`Cloud::node_source`]; read it through [`NodeSource::node`]).
     pub node: Option<NodeState>,
     /// Time since the server was created.
     pub age: Duration,
@@ -135,6 +172,11 @@ pub use kluster::{Quota, Usage};
 
 /// What the controller needs from a cloud.
 pub trait Cloud: Send + Sync + std::fmt::Debug {
+    /// Where node health comes from with this cloud; the default: its server listing.
+    fn node_source(&self) -> NodeSource {
+        NodeSource::Servers
+    }
+
     /// Flavors, availability zones, routers with networks and subnets, key pairs, security
     /// groups and volume types visible to `project`.
     fn metadata<'a>(

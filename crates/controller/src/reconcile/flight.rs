@@ -1,13 +1,14 @@
 //! The flight reconciler's decision (Kubernikus's flight): while a kluster runs, servers in
 //! ERROR and servers that never registered as nodes within the allowed time are deleted, so
-//! that launch replaces them.
+//! that launch replaces them. Where nothing reports nodes ([`NodeSource::Unknown`], a real
+//! cloud) a server is never deleted for not registering: only for ERROR.
 
 use std::time::Duration;
 
 use kluster::{EventReason, Kluster, KlusterPhase};
 
 use super::ctx::{Ctx, Observed, Outcome};
-use crate::cloud::{Server, ServerStatus};
+use crate::cloud::{NodeKnowledge, NodeSource, Server, ServerStatus};
 use crate::store::StoreError;
 
 /// Why flight removes a server.
@@ -30,14 +31,25 @@ pub struct Grounding {
     pub why: Why,
 }
 
-/// The servers of one kluster (see [`super::launch::of_kluster`]) flight deletes.
+/// The servers of one kluster (see [`super::launch::of_kluster`]) flight deletes, with
+/// nodes as the servers report them ([`NodeSource::Servers`]).
 pub fn plan(servers: &[&Server], register_timeout: Duration) -> Vec<Grounding> {
+    plan_with(servers, register_timeout, NodeSource::Servers)
+}
+
+/// [`plan`] with nodes known from `nodes`.
+pub fn plan_with(
+    servers: &[&Server],
+    register_timeout: Duration,
+    nodes: NodeSource,
+) -> Vec<Grounding> {
     servers
         .iter()
         .filter_map(|s| {
+            let unregistered = nodes.node(s) == NodeKnowledge::NotRegistered;
             let why = match s.status {
                 ServerStatus::Error => Why::Errored,
-                ServerStatus::Active if s.node.is_none() && s.age >= register_timeout => {
+                ServerStatus::Active if unregistered && s.age >= register_timeout => {
                     Why::NeverRegistered
                 }
                 _ => return None,
@@ -68,7 +80,7 @@ pub async fn reconcile(
     let name = k.name.as_str();
     let register_timeout = ctx.timing().register_timeout;
     let mine = super::launch::of_kluster(servers, name);
-    for g in plan(&mine, register_timeout) {
+    for g in plan_with(&mine, register_timeout, ctx.cloud().node_source()) {
         let why = match g.why {
             Why::Errored => "it went into ERROR".to_string(),
             Why::NeverRegistered => format!(
@@ -131,5 +143,18 @@ mod tests {
             let got = plan(&[&s], t).first().map(|g| g.why);
             assert_eq!(got, want, "{}", s.name);
         }
+    }
+
+    #[test]
+    fn with_unknown_nodes_only_errored_servers_are_grounded() {
+        use ServerStatus::*;
+        let t = Duration::from_secs(60);
+        let old = server("old", Active, false, 6000);
+        let broken = server("broken", Error, false, 1);
+        let got: Vec<_> = plan_with(&[&old, &broken], t, NodeSource::Unknown)
+            .into_iter()
+            .map(|g| (g.name, g.why))
+            .collect();
+        assert_eq!(got, vec![("broken".to_string(), Why::Errored)]);
     }
 }

@@ -41,17 +41,16 @@ fn idle(report: &PassReport) -> bool {
         && report.cut_short == 0
 }
 
-/// Whether every kluster of `group` is Running with each of its pools' nodes healthy; `full`:
-/// and each pool at its size.
+/// Whether every kluster of `group` is Running with each of its pools' nodes healthy (or
+/// their health unknown: nothing will change that); `full`: and each pool at its size.
 fn up(group: &[Observed], full: bool) -> bool {
     group.iter().all(|o| {
         let k = &o.stored.kluster;
         k.status.phase == kluster::KlusterPhase::Running
             && k.spec.node_pools.len() == k.status.node_pools.len()
-            && k.status
-                .node_pools
-                .iter()
-                .all(|p| p.healthy == p.running && (!full || p.running == p.size))
+            && k.status.node_pools.iter().all(|p| {
+                (p.health_unknown || p.healthy == p.running) && (!full || p.running == p.size)
+            })
     })
 }
 

@@ -83,10 +83,19 @@ pub struct NodePoolInfo {
     pub size: i64,
     /// Running (and starting) servers.
     pub running: i64,
-    /// Nodes that are Ready.
+    /// Nodes that are Ready (0 when [`health_unknown`](Self::health_unknown)).
     pub healthy: i64,
-    /// Nodes that are not cordoned.
+    /// Nodes that are not cordoned (0 when [`health_unknown`](Self::health_unknown)).
     pub schedulable: i64,
+    /// Extension (not in the Kubernikus spec): nothing reported the nodes' health (on a
+    /// real cloud it comes from the kluster's Kubernetes API, which the controller could
+    /// not read), so `healthy` and `schedulable` say nothing. Absent when false.
+    #[serde(default, rename = "healthUnknown", skip_serializing_if = "is_false")]
+    pub health_unknown: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl KlusterPhase {

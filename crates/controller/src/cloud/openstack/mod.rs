@@ -88,6 +88,11 @@ impl OpenStackCloud {
 }
 
 impl Cloud for OpenStackCloud {
+    /// Nova knows servers, not nodes: their health is unknown here.
+    fn node_source(&self) -> super::NodeSource {
+        super::NodeSource::Unknown
+    }
+
     fn metadata<'a>(
         &'a self,
         project: &'a str,

@@ -2,7 +2,7 @@
 
 use kluster::{EventDetail, EventReason, Kluster};
 
-use super::plan;
+use super::plan_with;
 use super::prefix;
 use crate::cloud::{CloudErrorKind, ServerSpec};
 use crate::reconcile::ctx::{Ctx, Observed, Outcome};
@@ -20,7 +20,7 @@ pub async fn reconcile(
         return Ok(out);
     };
     let name = k.name.clone();
-    let plan = plan(k, servers);
+    let plan = plan_with(k, servers, ctx.cloud().node_source());
     let mut pools = plan.pools.clone();
     for r in plan.delete.iter().filter(|r| !o.grounded.contains(&r.id)) {
         match ctx

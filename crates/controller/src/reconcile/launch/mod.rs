@@ -15,7 +15,7 @@ mod plan;
 mod tests;
 
 pub use execute::reconcile;
-pub use plan::{needs_confirmation, plan, Plan, Removal};
+pub use plan::{needs_confirmation, plan, plan_with, Plan, Removal};
 
 /// Name prefix of a pool's servers.
 pub fn prefix(kluster: &str, pool: &str) -> String {

@@ -5,7 +5,7 @@ use kluster::{Kluster, NodePool, NodePoolInfo};
 
 use super::belongs;
 use super::of_kluster;
-use crate::cloud::{Server, ServerStatus};
+use crate::cloud::{NodeKnowledge, NodeSource, NodeState, Server, ServerStatus};
 
 /// A server to remove, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,8 +29,15 @@ pub struct Plan {
     pub delete: Vec<Removal>,
 }
 
-/// What to do for `k` given the servers of its project.
+/// What to do for `k` given the servers of its project, with nodes as the servers report
+/// them ([`NodeSource::Servers`]).
 pub fn plan(k: &Kluster, servers: &[Server]) -> Plan {
+    plan_with(k, servers, NodeSource::Servers)
+}
+
+/// [`plan`] with nodes known from `nodes`: with [`NodeSource::Unknown`] the pools' status
+/// says their health is unknown, and scale-down removes the youngest servers first.
+pub fn plan_with(k: &Kluster, servers: &[Server], nodes: NodeSource) -> Plan {
     let mine = of_kluster(servers, &k.name);
     let mut plan = Plan::default();
     for (i, pool) in k.spec.node_pools.iter().enumerate() {
@@ -39,7 +46,7 @@ pub fn plan(k: &Kluster, servers: &[Server]) -> Plan {
             .copied()
             .filter(|s| belongs(s, &k.name, &pool.name))
             .collect();
-        let (info, create, delete) = plan_pool(i, pool, &ours);
+        let (info, create, delete) = plan_pool(i, pool, &ours, nodes);
         plan.pools.push(info);
         if create > 0 {
             plan.create.push((i, create));
@@ -69,24 +76,25 @@ fn plan_pool(
     index: usize,
     pool: &NodePool,
     servers: &[&Server],
+    nodes: NodeSource,
 ) -> (NodePoolInfo, i64, Vec<Removal>) {
     let live: Vec<&Server> = servers
         .iter()
         .copied()
         .filter(|s| matches!(s.status, ServerStatus::Build | ServerStatus::Active))
         .collect();
+    let count = |f: fn(NodeState) -> bool| {
+        live.iter()
+            .filter(|s| matches!(nodes.node(s), NodeKnowledge::Known(n) if f(n)))
+            .count() as i64
+    };
     let info = NodePoolInfo {
         name: pool.name.clone(),
         size: pool.size,
         running: live.len() as i64,
-        healthy: live
-            .iter()
-            .filter(|s| s.node.is_some_and(|n| n.ready))
-            .count() as i64,
-        schedulable: live
-            .iter()
-            .filter(|s| s.node.is_some_and(|n| n.ready && !n.cordoned))
-            .count() as i64,
+        healthy: count(|n| n.ready),
+        schedulable: count(|n| n.ready && !n.cordoned),
+        health_unknown: nodes == NodeSource::Unknown,
     };
     let needed = pool.size - live.len() as i64;
     if needed >= 0 {
@@ -95,10 +103,10 @@ fn plan_pool(
     // Scale down: unregistered first, then cordoned, then the rest; youngest first.
     let mut victims = live;
     victims.sort_by_key(|s| {
-        let rank = match s.node {
-            None => 0,
-            Some(n) if n.cordoned => 1,
-            Some(_) => 2,
+        let rank = match nodes.node(s) {
+            NodeKnowledge::NotRegistered => 0,
+            NodeKnowledge::Known(n) if n.cordoned => 1,
+            NodeKnowledge::Known(_) | NodeKnowledge::Unknown => 2,
         };
         (rank, s.age)
     });

@@ -176,3 +176,21 @@ fn an_empty_listing_for_pools_that_had_servers_is_confirmed_first() {
         "deorbit removes the servers of terminating klusters on purpose"
     );
 }
+
+#[test]
+fn unknown_nodes_are_never_counted_healthy_and_the_youngest_go_first() {
+    use crate::cloud::NodeSource;
+    let servers = vec![
+        server("kks-k-a-aaaaa", Active, None, 30),
+        server("kks-k-a-bbbbb", Active, None, 10),
+        server("kks-k-a-ccccc", Build, None, 20),
+    ];
+    let p = plan_with(&kluster(&[("a", 2)]), &servers, NodeSource::Unknown);
+    let info = &p.pools[0];
+    assert_eq!((info.running, info.healthy, info.schedulable), (3, 0, 0));
+    assert!(info.health_unknown);
+    let gone: Vec<&str> = p.delete.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(gone, ["kks-k-a-bbbbb"]);
+    let known = plan(&kluster(&[("a", 2)]), &servers);
+    assert!(!known.pools[0].health_unknown);
+}

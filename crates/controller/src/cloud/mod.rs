@@ -50,7 +50,7 @@ impl CloudError {
 }
 
 /// A server to boot for a node pool.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServerSpec {
     /// `kks-<kluster>-<pool>-<5 random chars>`.
     pub name: String,
@@ -62,6 +62,15 @@ pub struct ServerSpec {
     pub image: String,
     /// Availability zone.
     pub availability_zone: String,
+    /// Neutron network id (the kluster's `spec.openstack.networkID`); empty: the provider
+    /// finds one. The simulator ignores it.
+    pub network_id: String,
+    /// Security group name (the kluster's `spec.openstack.securityGroupName`); empty: the
+    /// provider's default. The simulator ignores it.
+    pub security_group: String,
+    /// User data handed to the server at boot (cloud-config, plain text; the provider
+    /// encodes it). The simulator ignores it.
+    pub user_data: String,
 }
 
 /// Nova's server status, as far as the controller cares.

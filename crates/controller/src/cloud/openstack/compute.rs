@@ -365,7 +365,7 @@ impl Api {
     }
 }
 
-/// The body of Nova's `POST /servers` for `spec` (microversion 2.67).
+/// The body of Nova's `POST /servers` for `spec` (microversion 2.67; user data base64).
 pub fn create_body(
     spec: &ServerSpec,
     flavor_id: &str,
@@ -385,6 +385,11 @@ pub fn create_body(
     });
     if !spec.availability_zone.is_empty() {
         server["availability_zone"] = json!(spec.availability_zone);
+    }
+    if !spec.user_data.is_empty() {
+        use base64::Engine as _;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&spec.user_data);
+        server["user_data"] = json!(encoded);
     }
     json!({ "server": server })
 }

@@ -67,7 +67,7 @@ impl OpenStackCloud {
 
     /// Boots `spec` in `placement`'s network and security group (or the defaults: the
     /// project's only network behind a router with an external gateway, and the configured
-    /// security group).
+    /// security group). [`Cloud::create_server`] takes them from the spec.
     pub async fn create_server_with(
         &self,
         project: &str,
@@ -173,7 +173,13 @@ impl Cloud for OpenStackCloud {
         project: &'a str,
         spec: &'a ServerSpec,
     ) -> BoxFuture<'a, Result<Server, CloudError>> {
-        Box::pin(self.create_server_with(project, spec, &DEFAULT_PLACEMENT))
+        Box::pin(async move {
+            let placement = Placement {
+                network_id: Some(spec.network_id.clone()),
+                security_group: Some(spec.security_group.clone()),
+            };
+            self.create_server_with(project, spec, &placement).await
+        })
     }
 
     fn delete_server<'a>(
@@ -202,9 +208,3 @@ impl Cloud for OpenStackCloud {
         Box::pin(self.api.delete_resource(project, id))
     }
 }
-
-/// No network or security group named: the defaults.
-static DEFAULT_PLACEMENT: Placement = Placement {
-    network_id: None,
-    security_group: None,
-};

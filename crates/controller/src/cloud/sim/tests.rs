@@ -10,6 +10,7 @@ fn spec(name: &str, flavor: &str) -> ServerSpec {
         flavor: flavor.into(),
         image: IMAGES[0].into(),
         availability_zone: "az-a".into(),
+        ..Default::default()
     }
 }
 

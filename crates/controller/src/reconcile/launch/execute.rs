@@ -52,6 +52,9 @@ pub async fn reconcile(
                 flavor: pool.flavor.clone(),
                 image: pool.image.clone(),
                 availability_zone: pool.availability_zone.clone(),
+                network_id: k.spec.openstack.network_id.clone(),
+                security_group: k.spec.openstack.security_group_name.clone(),
+                user_data: user_data(&name, &pool.name),
             };
             match ctx
                 .call(ctx.cloud().create_server(ctx.project, &spec))
@@ -80,6 +83,25 @@ pub async fn reconcile(
     }
     k.status.node_pools = pools;
     Ok(out)
+}
+
+/// The cloud-config a node boots with: it names its kluster and pool. A real join would
+/// also need the kluster's API server address and a bootstrap token (kubelet's
+/// `--bootstrap-kubeconfig`); no API server runs for a kluster here, so the node is only
+/// labelled, and its health stays unknown (see `NodeSource`).
+pub(super) fn user_data(kluster: &str, pool: &str) -> String {
+    // Names are DNS labels (validated on create): plain YAML scalars.
+    [
+        "#cloud-config".to_string(),
+        format!("# Mission Control node of kluster {kluster}, pool {pool}"),
+        "write_files:".into(),
+        "- path: /etc/kubernikus/node.env".into(),
+        "  content: |".into(),
+        format!("    KLUSTER={kluster}"),
+        format!("    NODE_POOL={pool}"),
+        String::new(),
+    ]
+    .join("\n")
 }
 
 /// Five random lowercase letters and digits (a server name's tail).

@@ -194,3 +194,10 @@ fn unknown_nodes_are_never_counted_healthy_and_the_youngest_go_first() {
     let known = plan(&kluster(&[("a", 2)]), &servers);
     assert!(!known.pools[0].health_unknown);
 }
+
+#[test]
+fn user_data_is_cloud_config_naming_the_kluster_and_pool() {
+    let data = super::execute::user_data("k1", "small");
+    assert!(data.starts_with("#cloud-config\n"));
+    assert!(data.contains("    KLUSTER=k1\n") && data.contains("    NODE_POOL=small\n"));
+}

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::stand::{Stand, PASSWORD};
 use super::{cloud, config, spec};
 use crate::cloud::openstack::{OpenStackCloud, Placement};
-use crate::cloud::{Cloud, CloudErrorKind, ResourceKind, ServerStatus};
+use crate::cloud::{Cloud, CloudErrorKind, ResourceKind, ServerSpec, ServerStatus};
 
 #[tokio::test]
 async fn metadata_maps_nova_neutron_and_cinder_onto_kubernikus_metadata() {
@@ -194,6 +194,28 @@ async fn create_needs_a_network_when_the_project_has_several() {
         body["server"]["security_groups"],
         json!([{ "name": "k1-nodes" }])
     );
+}
+
+#[tokio::test]
+async fn the_specs_network_group_and_user_data_reach_nova() {
+    let stand = Stand::start().await;
+    stand.state().two_networks = true;
+    let c = cloud(&stand);
+    let spec = ServerSpec {
+        network_id: "net2".into(),
+        security_group: "k1-nodes".into(),
+        user_data: "#cloud-config\n".into(),
+        ..spec("kks-k1-a-abcde")
+    };
+    c.create_server("p1", &spec).await.unwrap();
+    let post = stand.seen("/compute/v2.1/servers").into_iter().last();
+    let body = post.and_then(|p| p.body).unwrap();
+    assert_eq!(body["server"]["networks"], json!([{ "uuid": "net2" }]));
+    assert_eq!(
+        body["server"]["security_groups"],
+        json!([{ "name": "k1-nodes" }])
+    );
+    assert_eq!(body["server"]["user_data"], "I2Nsb3VkLWNvbmZpZwo=");
 }
 
 #[tokio::test]

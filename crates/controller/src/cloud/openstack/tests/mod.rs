@@ -39,6 +39,7 @@ fn spec(name: &str) -> ServerSpec {
         flavor: "m1.large".into(),
         image: "flatcar-stable-amd64".into(),
         availability_zone: "az-a".into(),
+        ..Default::default()
     }
 }
 

@@ -17,6 +17,9 @@ pub struct Readiness {
     pub controller: AtomicBool,
     /// The session store is usable (PostgreSQL: reachable and migrated).
     pub store: AtomicBool,
+    /// Why the controller's last probe failed (its `/readyz` line, e.g. which catalog entry
+    /// of the cloud is missing); empty while it answers.
+    pub controller_why: std::sync::Mutex<String>,
 }
 
 /// Starts the watchers of Keystone and the controller behind `/readyz`.
@@ -84,7 +87,7 @@ pub async fn probe_controller(http: &reqwest::Client, base: &str) -> Result<(), 
     Err(format!(
         "/readyz answered {}: {}",
         status.as_u16(),
-        why.chars().take(200).collect::<String>()
+        why.chars().take(500).collect::<String>()
     ))
 }
 
@@ -107,6 +110,13 @@ pub async fn watch<F, Fut>(
         let result = probe().await;
         let up = result.is_ok();
         pick(&flag).store(up, Ordering::Relaxed);
+        if std::ptr::eq(pick(&flag), &flag.controller) {
+            let why = result.as_ref().err().cloned().unwrap_or_default();
+            *flag
+                .controller_why
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = why;
+        }
         if last != Some(up) {
             match &result {
                 Ok(()) => tracing::info!(%url, "{name} is reachable"),
@@ -138,13 +148,24 @@ pub async fn healthz() -> impl IntoResponse {
 pub async fn readyz(r: Arc<Readiness>) -> impl IntoResponse {
     let mut down = Vec::new();
     if !r.keystone.load(Ordering::Relaxed) {
-        down.push("Keystone is unreachable");
+        down.push("Keystone is unreachable".to_string());
     }
     if !r.controller.load(Ordering::Relaxed) {
-        down.push("the controller is unreachable");
+        let why = r
+            .controller_why
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        down.push(
+            match why.strip_prefix("/readyz answered 503: not ready: ") {
+                // The controller answers but is not ready: say why (one line, its own words).
+                Some(why) => format!("the controller is not ready: {}", why.trim()),
+                None => "the controller is unreachable".to_string(),
+            },
+        );
     }
     if !r.store.load(Ordering::Relaxed) {
-        down.push("the session store is unreachable");
+        down.push("the session store is unreachable".to_string());
     }
     if down.is_empty() {
         (StatusCode::OK, "ready".to_string())

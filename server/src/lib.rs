@@ -152,6 +152,7 @@ pub async fn start(
                     service: service.clone(),
                     database: config.controller_database.clone(),
                     pace: config.controller_pace,
+                    cloud: config.controller_cloud.clone(),
                     ca_key: controller::run::load_or_create_key(
                         &config.data_dir.join("controller-ca.key"),
                     )?,

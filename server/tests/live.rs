@@ -211,6 +211,7 @@ async fn when_the_controller_goes_away_streams_say_paused_and_recover_by_themsel
             token_cache: Duration::from_secs(60),
             settings: Default::default(),
             ca_key: controller::pki::SealKey([3; 32]),
+            cloud: Default::default(),
             pace: controller::run::Pace::scaled(Duration::from_secs(1)),
         };
         async move {

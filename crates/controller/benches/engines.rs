@@ -37,6 +37,7 @@ async fn measure(db: Database, ks: &str, token: &str, dir: &std::path::Path) -> 
         settings: Default::default(),
         ca_key: controller::pki::SealKey([1; 32]),
         // No phase ends during the run: the reconciler only reads.
+        cloud: Default::default(),
         pace: Pace {
             reconcile_every: Duration::from_secs(3600),
             ..Pace::scaled(Duration::from_secs(3600))

@@ -98,6 +98,7 @@ async fn main() {
         settings: ApiSettings::default(),
         ca_key: SealKey([1; 32]),
         // Everything is Pending and no phase ends during the run: the reconciler only reads.
+        cloud: Default::default(),
         pace: controller::run::Pace {
             reconcile_every: Duration::from_secs(3600),
             ..controller::run::Pace::scaled(Duration::from_secs(3600))

@@ -9,6 +9,8 @@ use std::time::Duration;
 use clap::Parser;
 use controller::api::ApiSettings;
 use controller::auth::ServiceCredentials;
+use controller::cloud::choice::CloudChoice;
+use controller::cloud::openstack::OpenStackConfig;
 use controller::run::{start, ControllerConfig};
 
 /// Command line and environment of the standalone controller.
@@ -114,6 +116,49 @@ struct Args {
     /// X-Forwarded-For names the client in audit records. Empty: the peer is the client.
     #[arg(long, env = "MC_CONTROLLER_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<String>,
+    /// The cloud to provision into: "simulated" (the default) or "openstack" (a real one
+    /// through the Keystone catalog; the simulator API is then off).
+    #[arg(long, env = "MC_CONTROLLER_CLOUD", default_value = "simulated")]
+    cloud: String,
+    /// OpenStack: Keystone v3 URL of the cloud (default: --keystone-url).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_AUTH_URL")]
+    openstack_auth_url: Option<String>,
+    /// OpenStack: the user that acts in every kluster's project (needs a role there;
+    /// default: --service-user).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_USER")]
+    openstack_user: Option<String>,
+    /// OpenStack: its password (default: --service-password); never logged.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PASSWORD", hide_env_values = true)]
+    openstack_password: Option<String>,
+    /// OpenStack: its domain (default: --service-domain).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_USER_DOMAIN")]
+    openstack_user_domain: Option<String>,
+    /// OpenStack: its own project, for the start-up check (default: --service-project).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PROJECT")]
+    openstack_project: Option<String>,
+    /// OpenStack: that project's domain (default: the user's domain).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PROJECT_DOMAIN")]
+    openstack_project_domain: Option<String>,
+    /// OpenStack: region of the catalog's endpoints (default: any).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_REGION", default_value = "")]
+    openstack_region: String,
+    /// OpenStack: which endpoints to call: public, internal or admin.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_OPENSTACK_INTERFACE",
+        default_value = "public"
+    )]
+    openstack_interface: controller::cloud::openstack::Interface,
+    /// OpenStack: seconds one call may take.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_OPENSTACK_TIMEOUT_SECONDS",
+        default_value_t = 30.0
+    )]
+    openstack_timeout_seconds: f64,
+    /// OpenStack: tries of a GET that cannot connect or gets a 5xx (at least 1).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_ATTEMPTS", default_value_t = 3)]
+    openstack_attempts: u32,
     /// Log lines as "text" or "json".
     #[arg(long, env = "MC_LOG_FORMAT", default_value = "text")]
     log_format: controller::telemetry::LogFormat,
@@ -196,7 +241,38 @@ async fn serve(a: Args) -> ExitCode {
     {
         pace.project_budget = budget;
     }
+    let cloud = match a.cloud.trim() {
+        "simulated" => CloudChoice::Simulated,
+        "openstack" => {
+            let Some(timeout) = Duration::try_from_secs_f64(a.openstack_timeout_seconds)
+                .ok()
+                .filter(|t| !t.is_zero())
+            else {
+                eprintln!("kubernikus-controller: --openstack-timeout-seconds must be above 0");
+                return ExitCode::from(2);
+            };
+            let domain = a.openstack_user_domain.unwrap_or(a.service_domain.clone());
+            let mut c = OpenStackConfig::new(
+                a.openstack_auth_url.unwrap_or(a.keystone_url.clone()),
+                a.openstack_user.unwrap_or(a.service_user.clone()),
+                a.openstack_password.unwrap_or(a.service_password.clone()),
+                domain.clone(),
+                a.openstack_project.unwrap_or(a.service_project.clone()),
+            );
+            c.project_domain = a.openstack_project_domain.unwrap_or(domain);
+            c.region = a.openstack_region;
+            c.interface = a.openstack_interface;
+            c.timeout = timeout;
+            c.attempts = a.openstack_attempts;
+            CloudChoice::OpenStack(Box::new(c))
+        }
+        other => {
+            eprintln!("kubernikus-controller: --cloud {other:?}: expected simulated or openstack");
+            return ExitCode::from(2);
+        }
+    };
     let config = ControllerConfig {
+        cloud,
         ca_key,
         pace,
         listen: a.listen,

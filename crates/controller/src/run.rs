@@ -34,6 +34,8 @@ pub struct ControllerConfig {
     pub ca_key: SealKey,
     /// How fast the simulated cloud and the reconcilers go.
     pub pace: Pace,
+    /// The cloud to provision into (default: the simulated one).
+    pub cloud: crate::cloud::choice::CloudChoice,
 }
 
 /// How fast the simulated cloud and the reconcilers go (fast for tests, realistic for
@@ -207,8 +209,9 @@ pub enum StartError {
         /// What is wrong.
         message: String,
     },
-    /// The saved simulated cloud cannot be read.
-    #[error("simulated cloud: {message}")]
+    /// The cloud cannot be built: the saved simulated cloud is unreadable, or the OpenStack
+    /// settings cannot work.
+    #[error("cloud: {message}")]
     Cloud {
         /// What is wrong.
         message: String,
@@ -278,21 +281,26 @@ pub async fn start(
     }
     let keystone = keystone::Client::new(&config.keystone_url)?;
     let shutdown = Shutdown::new(shutdown);
-    let simulator = crate::cloud::sim::SimCloud::in_store(
-        config.pace.sim,
-        crate::cloud::sim::Clock::real(),
-        store.clone(),
-    );
-    if let Database::Sqlite(path) = &config.database {
+    let built = config
+        .cloud
+        .build(config.pace.sim, &store)
+        .map_err(|e| StartError::Cloud {
+            message: e.to_string(),
+        })?;
+    let simulator = built.simulator;
+    if let (Database::Sqlite(path), Some(simulator)) = (&config.database, &simulator) {
         // Older versions kept the simulated cloud in a side file next to the database.
         simulator
             .import_file(&path.with_extension("cloud.json"))
             .await
             .map_err(|message| StartError::Cloud { message })?;
     }
+    if !matches!(config.cloud, crate::cloud::choice::CloudChoice::Simulated) {
+        tokio::spawn(crate::cloud::choice::check_at_start(built.cloud.clone()));
+    }
     let metrics = Arc::new(crate::metrics::Metrics::new());
     let cloud: Arc<dyn crate::cloud::Cloud> = Arc::new(crate::cloud::metered::MeteredCloud::new(
-        Arc::new(simulator.clone()),
+        built.cloud,
         metrics.clone(),
     ));
     let state = ApiState {
@@ -306,11 +314,11 @@ pub async fn start(
         settings: Arc::new(settings),
         sealer: Arc::new(Sealer::new(&config.ca_key.0)),
         cloud,
-        simulator: Some(simulator.clone()),
+        simulator: simulator.clone(),
         stop: shutdown.clone(),
         metrics: metrics.clone(),
     };
-    tracing::info!(%addr, db = %config.database, "controller listening");
+    tracing::info!(%addr, db = %config.database, cloud = config.cloud.name(), "controller listening");
     let reconciler = crate::reconcile::Reconciler {
         store: state.store.clone(),
         cloud: state.cloud.clone(),
@@ -351,6 +359,6 @@ pub async fn start(
         task,
         store,
         cloud,
-        simulator: Some(simulator),
+        simulator,
     })
 }

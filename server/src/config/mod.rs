@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
+mod cloud;
 mod resolve;
 mod settings;
 #[cfg(test)]
@@ -69,6 +70,8 @@ pub struct Config {
     /// How fast the embedded controller's simulated cloud and reconcilers go, and the
     /// quota each project starts with.
     pub controller_pace: controller::run::Pace,
+    /// The embedded controller's cloud: simulated, or a real OpenStack.
+    pub controller_cloud: controller::cloud::choice::CloudChoice,
     /// Session store kind.
     pub session_store: SessionStoreKind,
     /// Data directory.

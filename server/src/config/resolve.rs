@@ -12,6 +12,7 @@ use super::{settings, Config, ConfigError, SessionStoreKind, Settings};
 impl Config {
     /// Applies defaults and validates.
     pub fn resolve(s: Settings) -> Result<Config, ConfigError> {
+        let cloud_keys = super::cloud::CloudKeys::of(&s);
         let site_addr = s
             .site_addr
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 3000)));
@@ -56,6 +57,7 @@ impl Config {
             })?;
             None
         };
+        let controller_cloud = cloud_keys.resolve(&keystone_url, controller_service.as_ref())?;
         let positive = |key: &'static str, v: u64| {
             if v == 0 {
                 Err(ConfigError::Invalid {
@@ -201,7 +203,10 @@ impl Config {
                     Some(e)
                 }
             },
-            controller_simulator_api: s.controller_simulator_api.unwrap_or(false),
+            // A real cloud has no simulator to steer.
+            controller_simulator_api: s.controller_simulator_api.unwrap_or(false)
+                && controller_cloud == controller::cloud::choice::CloudChoice::Simulated,
+            controller_cloud,
             live_streams_per_user: positive(
                 "live_streams_per_user",
                 s.live_streams_per_user.unwrap_or(10) as u64,

@@ -143,6 +143,42 @@ pub struct Settings {
     /// RAM quota (MiB) of each project in the simulated cloud (default 51200).
     #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB")]
     pub controller_quota_ram_mb: Option<u64>,
+    /// The embedded controller's cloud: "simulated" (default) or "openstack" (a real one
+    /// through the Keystone catalog; the simulator API is then off).
+    #[arg(long, env = "MC_CONTROLLER_CLOUD")]
+    pub controller_cloud: Option<String>,
+    /// OpenStack: Keystone v3 URL of the cloud (default: keystone_url).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_AUTH_URL")]
+    pub controller_openstack_auth_url: Option<String>,
+    /// OpenStack: the user that acts in every kluster's project (default:
+    /// controller_service_user).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_USER")]
+    pub controller_openstack_user: Option<String>,
+    /// OpenStack: its password (default: controller_service_password); never logged.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PASSWORD", hide_env_values = true)]
+    pub controller_openstack_password: Option<String>,
+    /// OpenStack: its domain (default: controller_service_domain).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_USER_DOMAIN")]
+    pub controller_openstack_user_domain: Option<String>,
+    /// OpenStack: its own project, for the start-up check (default:
+    /// controller_service_project).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PROJECT")]
+    pub controller_openstack_project: Option<String>,
+    /// OpenStack: that project's domain (default: the user's domain).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PROJECT_DOMAIN")]
+    pub controller_openstack_project_domain: Option<String>,
+    /// OpenStack: region of the catalog's endpoints (default: any).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_REGION")]
+    pub controller_openstack_region: Option<String>,
+    /// OpenStack: endpoints to call: public (default), internal or admin.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_INTERFACE")]
+    pub controller_openstack_interface: Option<String>,
+    /// OpenStack: seconds one call may take (default 30).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_TIMEOUT_SECONDS")]
+    pub controller_openstack_timeout_seconds: Option<f64>,
+    /// OpenStack: tries of a GET that cannot connect or gets a 5xx (default 3).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_ATTEMPTS")]
+    pub controller_openstack_attempts: Option<u32>,
     /// Session store: sqlite, memory, or a postgres:// URL (shared by replicas).
     #[arg(long, env = "MC_SESSION_STORE")]
     pub session_store: Option<SessionStoreKind>,
@@ -242,6 +278,17 @@ impl Settings {
             controller_quota_instances,
             controller_quota_cores,
             controller_quota_ram_mb,
+            controller_cloud,
+            controller_openstack_auth_url,
+            controller_openstack_user,
+            controller_openstack_password,
+            controller_openstack_user_domain,
+            controller_openstack_project,
+            controller_openstack_project_domain,
+            controller_openstack_region,
+            controller_openstack_interface,
+            controller_openstack_timeout_seconds,
+            controller_openstack_attempts,
             session_store,
             data_dir,
             site_root,

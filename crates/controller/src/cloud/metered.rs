@@ -66,6 +66,10 @@ impl Cloud for MeteredCloud {
         self.inner.node_source()
     }
 
+    fn check(&self) -> BoxFuture<'_, Result<(), CloudError>> {
+        self.inner.check()
+    }
+
     fn metadata<'a>(
         &'a self,
         project: &'a str,

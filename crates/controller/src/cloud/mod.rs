@@ -1,6 +1,7 @@
 //! The cloud the controller provisions into, behind a trait. The embedded default is a
 //! simulated OpenStack ([`sim::SimCloud`]); [`openstack::OpenStackCloud`] calls a real one.
 
+pub mod choice;
 pub mod metered;
 pub mod openstack;
 pub mod sim;
@@ -184,6 +185,12 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
     /// Where node health comes from with this cloud; the default: its server listing.
     fn node_source(&self) -> NodeSource {
         NodeSource::Servers
+    }
+
+    /// Whether the cloud can be used at all (signed in, its services in the catalog), for
+    /// readiness; `Err` is one line naming what is missing. The default: always.
+    fn check(&self) -> BoxFuture<'_, Result<(), CloudError>> {
+        Box::pin(async { Ok(()) })
     }
 
     /// Flavors, availability zones, routers with networks and subnets, key pairs, security

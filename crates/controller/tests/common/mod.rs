@@ -94,6 +94,7 @@ pub fn fast_controller(
         token_cache: Duration::from_secs(60),
         settings: test_settings(),
         ca_key: controller::pki::SealKey([9; 32]),
+        cloud: Default::default(),
         pace: controller::run::Pace {
             reconcile_every: Duration::from_millis(100),
             ..controller::run::Pace::scaled(phase)

@@ -136,9 +136,14 @@ impl Sessions {
             .await
             .map_err(|_| timed_out("Keystone", c.timeout))?
             .map_err(|e| {
+                let hint = match e {
+                    keystone::Error::Unauthorized => super::config::CREDENTIAL_KEYS,
+                    _ => "",
+                };
                 CloudError::new(format!(
-                    "Signing in as {} to project {} failed: {e}",
+                    "Signing in as {} (domain {}) to project {} failed: {e}{hint}",
                     c.user_name,
+                    c.user_domain,
                     scope_name(scope, c)
                 ))
             })?;

@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use super::super::CloudError;
 
+/// Appended to a refused sign-in: the settings that name the service user.
+pub const CREDENTIAL_KEYS: &str = " (check controller_openstack_user, \
+     controller_openstack_user_domain and controller_openstack_password)";
+
 /// Which of a service's catalog endpoints to call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

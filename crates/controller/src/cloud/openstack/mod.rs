@@ -93,6 +93,10 @@ impl Cloud for OpenStackCloud {
         super::NodeSource::Unknown
     }
 
+    fn check(&self) -> BoxFuture<'_, Result<(), CloudError>> {
+        Box::pin(self.verify())
+    }
+
     fn metadata<'a>(
         &'a self,
         project: &'a str,

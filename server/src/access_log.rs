@@ -1,4 +1,5 @@
-//! One log line per request: method, path, status, duration.
+//! One log line per request: method, path, status, duration; health probes and metrics
+//! scrapes at debug, everything else at info.
 
 use std::time::Instant;
 
@@ -10,12 +11,21 @@ pub async fn log(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let res = next.run(req).await;
-    tracing::info!(
-        target: "access",
-        %method,
-        path,
-        status = res.status().as_u16(),
-        ms = start.elapsed().as_secs_f64() * 1e3,
-    );
+    macro_rules! access {
+        ($level:ident) => {
+            tracing::$level!(
+                target: "access",
+                %method,
+                path,
+                status = res.status().as_u16(),
+                ms = start.elapsed().as_secs_f64() * 1e3,
+            )
+        };
+    }
+    if controller::api::is_probe(&path) {
+        access!(debug);
+    } else {
+        access!(info);
+    }
     res
 }

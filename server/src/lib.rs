@@ -33,8 +33,8 @@ use app::app::{shell, App};
 use app::ssr::AppState;
 use axum::{
     body::Body,
-    extract::FromRef,
-    http::{header, Request, StatusCode},
+    extract::{FromRef, State},
+    http::{header, Request, StatusCode, Uri},
     response::IntoResponse,
     routing::{any, get},
     Router,
@@ -315,14 +315,35 @@ pub fn router<S: SessionStore + Clone>(
             routes,
             {
                 let app_state = app_state.clone();
-                move || provide_context(app_state.clone())
+                move || {
+                    provide_context(app_state.clone());
+                    app::ssr::provide_request_nonce();
+                }
             },
             {
                 let leptos = leptos.clone();
                 move || shell(leptos.clone())
             },
         )
-        .fallback(leptos_axum::file_and_error_handler::<ServerState, _>(shell))
+        .fallback({
+            // Static files first, by our own service (see `assets::site_file`), then
+            // Leptos's handler, which then only renders the 404 page.
+            let not_found = leptos_axum::file_and_error_handler_with_context::<ServerState, _>(
+                app::ssr::provide_request_nonce,
+                shell,
+            );
+            let site_root = config.site_root.clone();
+            move |uri: Uri, state: State<ServerState>, req: Request<Body>| {
+                let (not_found, site_root) = (not_found.clone(), site_root.clone());
+                async move {
+                    let (parts, body) = req.into_parts();
+                    match assets::site_file(&site_root, &parts).await {
+                        Some(file) => file,
+                        None => not_found(uri, state, Request::from_parts(parts, body)).await,
+                    }
+                }
+            }
+        })
         .with_state(state)
         .layer(sessions.clone())
         .layer(axum::middleware::from_fn(headers::limit_body))

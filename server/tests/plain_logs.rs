@@ -59,4 +59,16 @@ async fn a_signed_in_page_names_its_caller_once_in_the_text_log() {
     };
     assert_eq!(line.matches(r#"user="alice@demo""#).count(), 1, "{line}");
     assert_eq!(line.matches("project=").count(), 1, "{line}");
+    // Both were polled on /readyz until ready: probes are logged at debug, not info.
+    for (who, log) in [("dashboard", &dash.log), ("controller", &ctl.log)] {
+        let log = std::fs::read_to_string(log).unwrap_or_default();
+        assert!(
+            log.contains("access:"),
+            "{who}: no access line at all:\n{log}"
+        );
+        assert!(
+            !log.contains(r#"path="/readyz""#),
+            "{who}: a health probe logged at info:\n{log}"
+        );
+    }
 }

@@ -20,7 +20,10 @@ where
     F: Fn(SessionInfo) -> V + Clone + Send + Sync + 'static,
     V: IntoView + 'static,
 {
-    crate::components::live::provide_live();
+    // A page that follows the live feed itself provided it before this frame.
+    if crate::components::live::use_live().is_none() {
+        crate::components::live::provide_live();
+    }
     let switch = crate::components::post_form::form_action::<SwitchProject>();
     let info = crate::loaded::load(move || switch.version().get(), |_| current_session());
     let projects = projects_resource();

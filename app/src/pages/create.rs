@@ -13,9 +13,13 @@ use crate::server_fns::get_create_context;
 /// The create form with what the cloud offers; members are told they cannot create.
 #[component]
 pub fn CreatePage() -> impl IntoView {
+    // Made before the frame's `<Transition>`, which may run its content more than once (see
+    // `SignedIn`): what the cloud offers is fetched once per render.
+    let retry = retry_requested();
+    let context = crate::loaded::load(|| (), move |_| get_create_context(retry));
     view! {
         <Title text="New kluster"/>
-        <SignedIn content=|info| {
+        <SignedIn content=move |info| {
             if !is_admin(&info) {
                 return view! {
                     <p role="alert" class=NOTICE>
@@ -24,8 +28,6 @@ pub fn CreatePage() -> impl IntoView {
                     </p>
                 }.into_any();
             }
-            let retry = retry_requested();
-            let context = crate::loaded::load(|| (), move |_| get_create_context(retry));
             view! {
                 <nav class="mb-4 text-sm"><a href="/" class=LINK>"← All klusters"</a></nav>
                 <h1 class=H1>"New kluster"</h1>

@@ -16,19 +16,45 @@ use crate::components::kluster_detail::{
 };
 use crate::components::signed_in::SignedIn;
 use crate::components::style::LINK;
+use crate::error::AppError;
+use crate::loaded::Loaded;
 use crate::model::KlusterDetail;
 use crate::server_fns::{
     get_kluster_detail, DeleteKluster, EditKluster, ScalePool, SetTerminationProtection,
 };
 
-/// `/klusters/:name` (requires a session).
+/// `/klusters/:name` (requires a session). Its actions, live feed and resource are made
+/// before the frame's `<Transition>`, which may run its content more than once (see
+/// `SignedIn`): the kluster is fetched once per render.
 #[component]
 pub fn DetailPage() -> impl IntoView {
     let params = use_params_map();
     let name = move || params.read().get("name").unwrap_or_default();
+    let actions = Actions {
+        scale: ServerAction::new(),
+        delete: ServerAction::new(),
+        edit: ServerAction::new(),
+        protect: ServerAction::new(),
+    };
+    // Live: refetch (debounced) when the kluster has news on the page's event stream.
+    let live = crate::components::live::provide_live();
+    let changes = live.changes(Some(name()), 500);
+    Effect::new(move |_| live.start(None));
+    let detail = crate::loaded::load(
+        move || {
+            (
+                name(),
+                actions.scale.version().get(),
+                actions.edit.version().get(),
+                actions.protect.version().get(),
+                changes.get(),
+            )
+        },
+        |(name, ..)| get_kluster_detail(name),
+    );
     view! {
         <Title text=name()/>
-        <SignedIn content=move |_| view! { <Detail name=name()/> }/>
+        <SignedIn content=move |_| view! { <Detail detail actions/> }/>
     }
 }
 
@@ -42,32 +68,7 @@ struct Actions {
 }
 
 #[component]
-fn Detail(name: String) -> impl IntoView {
-    let actions = Actions {
-        scale: ServerAction::new(),
-        delete: ServerAction::new(),
-        edit: ServerAction::new(),
-        protect: ServerAction::new(),
-    };
-    // Live: refetch (debounced) when the kluster has news on the page's event stream.
-    let live = crate::components::live::use_live();
-    let changes = live.map(|l| l.changes(Some(name.clone()), 500));
-    Effect::new(move |_| {
-        if let Some(l) = live {
-            l.start(None);
-        }
-    });
-    let detail = crate::loaded::load(
-        move || {
-            (
-                actions.scale.version().get(),
-                actions.edit.version().get(),
-                actions.protect.version().get(),
-                changes.map(|c| c.get()),
-            )
-        },
-        move |_| get_kluster_detail(name.clone()),
-    );
+fn Detail(detail: Loaded<Result<KlusterDetail, AppError>>, actions: Actions) -> impl IntoView {
     view! {
         <nav class="mb-4 text-sm"><a href="/" class=LINK>"← All klusters"</a></nav>
         <ReturnedError spacing="mb-4"/>

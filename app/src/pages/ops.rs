@@ -34,9 +34,24 @@ pub fn OpsPage() -> impl IntoView {
 /// The all-projects timeline (requires a session; cloud admins only).
 #[component]
 pub fn OpsTimelinePage() -> impl IntoView {
+    // Made before the frame's `<Transition>`, which may run its content more than once
+    // (see `SignedIn`).
+    let query = use_query_map();
+    let project = Memo::new(move |_| query.with(|q| q.get("project").unwrap_or_default()));
+    let tick = RwSignal::new(0u32);
+    // Hydrated: refresh every 5 s (effects run only in the browser).
+    Effect::new(move |_| {
+        if let Ok(h) = set_interval_with_handle(
+            move || tick.update(|t| *t = t.wrapping_add(1)),
+            std::time::Duration::from_secs(5),
+        ) {
+            on_cleanup(move || h.clear());
+        }
+    });
+    let events = crate::loaded::load(move || (project.get(), tick.get()), |(p, _)| ops_events(p));
     view! {
         <Title text="All projects' timeline"/>
-        <SignedIn content=|_| view! { <AllEvents/> }/>
+        <SignedIn content=move |_| view! { <AllEvents project events/> }/>
     }
 }
 
@@ -169,20 +184,11 @@ fn Overview(
 }
 
 #[component]
-fn AllEvents() -> impl IntoView {
-    let query = use_query_map();
-    let project = move || query.with(|q| q.get("project").unwrap_or_default());
-    let tick = RwSignal::new(0u32);
-    // Hydrated: refresh every 5 s (effects run only in the browser).
-    Effect::new(move |_| {
-        if let Ok(h) = set_interval_with_handle(
-            move || tick.update(|t| *t = t.wrapping_add(1)),
-            std::time::Duration::from_secs(5),
-        ) {
-            on_cleanup(move || h.clear());
-        }
-    });
-    let events = crate::loaded::load(move || (project(), tick.get()), |(p, _)| ops_events(p));
+fn AllEvents(
+    project: Memo<String>,
+    events: crate::loaded::Loaded<Result<Vec<kluster::OpsEvent>, crate::error::AppError>>,
+) -> impl IntoView {
+    let project = move || project.get();
     let th = "px-3 py-2 font-medium";
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">

@@ -217,14 +217,29 @@ pub fn page_csp(nonce: &str) -> String {
 }
 
 /// Sets the page's Content-Security-Policy header with the nonce of this render (Leptos
-/// puts it on the hydration script and the resource scripts).
+/// puts it on the hydration script and the resource scripts). The server sets the same
+/// policy on every HTML answer whatever the render did (its `headers::secure` layer): a
+/// render that cannot set it here is logged as an error.
 pub fn set_page_csp() {
     let (Some(nonce), Some(res)) = (leptos::nonce::use_nonce(), use_context::<ResponseOptions>())
     else {
+        tracing::error!("a page rendered without a nonce or response options: its policy comes from the server alone");
         return;
     };
     if let Ok(v) = http::HeaderValue::from_str(&page_csp(&nonce)) {
         res.insert_header(http::header::CONTENT_SECURITY_POLICY, v);
+    }
+}
+
+/// Makes the nonce the server chose for this request (a [`leptos::nonce::Nonce`] in the
+/// request's extensions, put there by the server's security-header layer) the render's
+/// nonce, in place of the one Leptos made: the page's inline scripts then carry the nonce
+/// of the policy the server sets on the answer. Call it in the render's additional context.
+pub fn provide_request_nonce() {
+    let nonce = use_context::<http::request::Parts>()
+        .and_then(|p| p.extensions.get::<leptos::nonce::Nonce>().cloned());
+    if let Some(n) = nonce {
+        leptos::prelude::provide_context(n);
     }
 }
 

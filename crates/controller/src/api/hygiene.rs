@@ -89,15 +89,31 @@ pub async fn request_context(mut req: Request, next: Next) -> Response {
         res.headers_mut().insert(REQUEST_ID.clone(), v);
     }
     let (user, project) = slot.0.get().cloned().unwrap_or_default();
-    tracing::info!(
-        target: "controller::access",
-        %method,
-        path,
-        status = res.status().as_u16(),
-        ms = start.elapsed().as_secs_f64() * 1e3,
-        user,
-        project,
-        request_id = id,
-    );
+    // Health probes and scrapes every few seconds would drown the log at info.
+    macro_rules! access {
+        ($level:ident) => {
+            tracing::$level!(
+                target: "controller::access",
+                %method,
+                path,
+                status = res.status().as_u16(),
+                ms = start.elapsed().as_secs_f64() * 1e3,
+                user,
+                project,
+                request_id = id,
+            )
+        };
+    }
+    if is_probe(&path) {
+        access!(debug);
+    } else {
+        access!(info);
+    }
     res
+}
+
+/// Whether `path` is a health probe or a metrics scrape: logged at debug, not info (a
+/// replica answers them every few seconds; the first run's console was mostly those).
+pub fn is_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
 }

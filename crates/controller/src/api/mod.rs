@@ -31,7 +31,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use audit::{classify, diff};
 pub use caller::{Caller, CallerSlot};
 pub use error::ApiError;
-pub use hygiene::{new_request_id, valid_request_id, RequestId, REQUEST_ID};
+pub use hygiene::{is_probe, new_request_id, valid_request_id, RequestId, REQUEST_ID};
 
 use crate::auth::{Policy, TokenValidator};
 use crate::cloud::sim::SimCloud;

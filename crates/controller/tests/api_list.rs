@@ -7,6 +7,9 @@ mod common;
 use axum::{body::Body, http::Request};
 use common::*;
 use serde_json::Value;
+use std::time::Duration;
+use testkit::eventually;
+use time::format_description::well_known::Rfc3339;
 use tower::ServiceExt;
 
 /// `GET path` as `tok`: status, the `X-Total-Count` header, and the klusters' names.
@@ -39,14 +42,23 @@ fn names(v: &Value) -> Vec<&str> {
 async fn search_filter_sort_and_page_on_the_controller() {
     let (app, store) = app_with(&url()).await;
     let alice = token("alice", "demo").await;
-    // Created a second apart, in an order that is not the names' order.
+    // Created in different seconds (creation times are to the second), in an order that is
+    // not the names' order: after the first, the next second is waited for.
     for (i, name) in ["web", "db", "web-2", "batch"].into_iter().enumerate() {
-        if i == 1 {
-            tokio::time::sleep(std::time::Duration::from_millis(1_050)).await;
-        }
         let cidr = format!("10.{}.0.0/16", 40 + i);
         let (s, k) = create(&app, &alice, kluster(name, Some(&cidr))).await;
         assert_eq!(s, 201, "{k}");
+        if i == 0 {
+            let stamp = k["metadata"]["creationTimestamp"]
+                .as_str()
+                .unwrap_or_default();
+            let created = time::OffsetDateTime::parse(stamp, &Rfc3339)
+                .unwrap_or_else(|e| panic!("creationTimestamp {stamp:?}: {e}"));
+            eventually(Duration::from_secs(5), "the next second", || async {
+                time::OffsetDateTime::now_utc().unix_timestamp() > created.unix_timestamp()
+            })
+            .await;
+        }
     }
     let project = demo_project_id().await;
     store

@@ -6,9 +6,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{fast_controller, kluster, token, url};
+use common::{fast_controller, kluster, reconcile_passes, token, url};
 use controller::run::start;
 use serde_json::{json, Value};
+use testkit::eventually;
 
 async fn wait_for(
     http: &reqwest::Client,
@@ -17,8 +18,8 @@ async fn wait_for(
     what: &str,
     done: impl Fn(u16, &Value) -> bool,
 ) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    let what = format!("waiting for {what}");
+    eventually(Duration::from_secs(15), what, || async {
         let r = http
             .get(url)
             .header("x-auth-token", tok)
@@ -28,14 +29,12 @@ async fn wait_for(
         let status = r.status().as_u16();
         let v: Value = r.json().await.unwrap_or(Value::Null);
         if done(status, &v) {
-            return v;
+            Ok(v)
+        } else {
+            Err(format!("{status} {v}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; last answer {status} {v}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 #[tokio::test]
@@ -355,7 +354,17 @@ async fn a_restarted_controller_finds_its_servers_in_the_saved_cloud_and_adds_no
     // The process is gone; the (simulated) cloud is not: a new process finds the servers.
     let second = start(config, std::future::pending()).await.unwrap();
     let base = format!("http://{}", second.addr);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Two passes over the project, the start-up one and the next full resync (what the
+    // 2 seconds this waited for used to cover): a lost cloud would have got new servers.
+    eventually(Duration::from_secs(15), "two reconcile passes", || async {
+        let n = reconcile_passes(&base).await;
+        if n >= 2 {
+            Ok(())
+        } else {
+            Err(format!("{n} passes"))
+        }
+    })
+    .await;
     assert_eq!(
         servers(base.clone()).await,
         before,

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use controller::store::{CaRecord, Store, StoredKluster};
 use kluster::{Kluster, KlusterPhase, NodePool};
+use testkit::eventually;
 
 #[tokio::test]
 async fn a_scale_up_is_acted_on_at_once_not_at_the_next_timer_pass() {
@@ -51,7 +52,11 @@ async fn a_scale_up_is_acted_on_at_once_not_at_the_next_timer_pass() {
     let base = format!("http://{}", running.addr);
     let token = common::token("alice", "demo").await;
     let http = reqwest::Client::new();
-    tokio::time::sleep(Duration::from_millis(300)).await; // the start-up pass is over
+    // The start-up pass is over (the timer would not pass the project again for a minute).
+    eventually(Duration::from_secs(10), "the start-up pass", || async {
+        common::reconcile_passes(&base).await >= 1
+    })
+    .await;
     let mut k: serde_json::Value = http
         .get(format!("{base}/api/v1/clusters/watched"))
         .header("x-auth-token", &token)
@@ -71,25 +76,27 @@ async fn a_scale_up_is_acted_on_at_once_not_at_the_next_timer_pass() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    loop {
-        let events = http
-            .get(format!("{base}/api/v1/clusters/watched/events"))
-            .header("x-auth-token", &token)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if events.matches("SuccessfulCreateNode").count() >= 1 {
-            break;
-        }
-        assert!(
-            scaled.elapsed() < Duration::from_secs(5),
-            "nothing happened within 5 s of the change: {events}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually(
+        Duration::from_secs(5),
+        "a node created within 5 s of the change",
+        || async {
+            let events = http
+                .get(format!("{base}/api/v1/clusters/watched/events"))
+                .header("x-auth-token", &token)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            if events.contains("SuccessfulCreateNode") {
+                Ok(())
+            } else {
+                Err(events)
+            }
+        },
+    )
+    .await;
     println!("scale-up → first node created: {:?}", scaled.elapsed());
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -235,3 +235,24 @@ pub async fn cloud_admin_token() -> String {
         .expose()
         .to_string()
 }
+
+/// Project passes the reconcile loop has finished: the pass-duration histogram's count in
+/// Prometheus text `metrics`.
+pub fn passes_in(metrics: &str) -> u64 {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("mc_controller_reconcile_pass_duration_seconds_count"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// [`passes_in`] of the running controller at `base` (its `/metrics`).
+pub async fn reconcile_passes(base: &str) -> u64 {
+    let text = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    passes_in(&text)
+}

@@ -24,19 +24,24 @@ async fn kluster(srv: &TestServer, name: &str) -> Value {
 /// The kluster's resource version once the controller has moved it past Pending (and so
 /// resolved its network, a change of its spec).
 async fn settled_version(srv: &TestServer, name: &str) -> u64 {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let k = kluster(srv, name).await;
-        if k["status"]["phase"] != "Pending" {
-            return k["metadata"]["resourceVersion"]
-                .as_str()
-                .unwrap()
-                .parse()
-                .unwrap();
-        }
-        assert!(std::time::Instant::now() < deadline, "still Pending: {k}");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let k = testkit::eventually(
+        std::time::Duration::from_secs(20),
+        "past Pending",
+        || async {
+            let k = kluster(srv, name).await;
+            if k["status"]["phase"] != "Pending" {
+                Ok(k)
+            } else {
+                Err(format!("still Pending: {k}"))
+            }
+        },
+    )
+    .await;
+    k["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 /// Another admin's scale straight through the API, as a Kubernikus client (no If-Match).

@@ -12,6 +12,7 @@ use common::{browser, call, create_kluster, keystone_url, login, user_token, Tes
 use kluster::EventReason;
 use reqwest::Client;
 use server::config::Settings;
+use testkit::eventually;
 
 async fn start(data_dir: &std::path::Path, port: u16) -> TestServer {
     let s = Settings {
@@ -138,23 +139,35 @@ async fn events_stream_live_and_a_restart_loses_none() {
     // Restart the server while both stream: the streams end, the browser reconnects with
     // the last id it saw, and gets everything that happened meanwhile.
     let last = got.last().unwrap().to_string();
+    let old_controller = srv.controller_url.clone();
     drop(srv);
     let ended = tokio::time::timeout(Duration::from_secs(10), async {
         while let Ok(Some(_)) = a.chunk().await {}
     })
     .await;
     assert!(ended.is_ok(), "streams end on shutdown");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The old server has let go of its port and its controller no longer answers.
+    eventually(
+        Duration::from_secs(10),
+        "the old server stopped",
+        || async {
+            std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+                && Client::new()
+                    .get(format!("{old_controller}/healthz"))
+                    .send()
+                    .await
+                    .is_err()
+        },
+    )
+    .await;
     let srv = start(&dir, port).await;
     // The kluster keeps changing (its nodes come up) before the browser is back.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while truth(&srv, last.parse().unwrap()).await.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "nothing happened during the restart"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "something happened during the restart",
+        || async { !truth(&srv, last.parse().unwrap()).await.is_empty() },
+    )
+    .await;
     let mut again = open(&c, &srv, Some(&last)).await;
     let (mut buf, mut frames) = (parser(), vec![]);
     let expected = truth(&srv, last.parse().unwrap()).await;

@@ -42,21 +42,18 @@ async fn a_signed_in_page_names_its_caller_once_in_the_text_log() {
     // The page checks the session for each of its resources (list, projects, header).
     let r = c.get(format!("{base}/")).send().await.unwrap();
     assert_eq!(r.status(), 200);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let line = loop {
-        let log = std::fs::read_to_string(&dash.log).unwrap_or_default();
-        if let Some(l) = log
-            .lines()
-            .find(|l| l.contains("access:") && l.contains(r#"path="/" status=200"#))
-        {
-            break l.to_string();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no access line:\n{log}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    let line = testkit::eventually(
+        std::time::Duration::from_secs(10),
+        "an access line",
+        || async {
+            let log = std::fs::read_to_string(&dash.log).unwrap_or_default();
+            log.lines()
+                .find(|l| l.contains("access:") && l.contains(r#"path="/" status=200"#))
+                .map(str::to_string)
+                .ok_or(log)
+        },
+    )
+    .await;
     assert_eq!(line.matches(r#"user="alice@demo""#).count(), 1, "{line}");
     assert_eq!(line.matches("project=").count(), 1, "{line}");
     // Both were polled on /readyz until ready: probes are logged at debug, not info.

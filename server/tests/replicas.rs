@@ -6,6 +6,8 @@ mod common;
 
 use common::*;
 use reqwest::header;
+use std::time::Duration;
+use testkit::eventually;
 
 fn postgres_url() -> String {
     std::env::var("MC_TEST_POSTGRES_URL").expect(
@@ -36,23 +38,19 @@ async fn two_replicas(
 }
 
 async fn wait_ready(srv: &TestServer) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "ready", || async {
         let r = browser()
             .get(format!("{}/readyz", srv.base))
             .send()
             .await
             .unwrap();
         if r.status() == 200 {
-            return;
+            Ok(())
+        } else {
+            Err(r.text().await.unwrap())
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "not ready: {}",
-            r.text().await.unwrap()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    })
+    .await;
 }
 
 /// Signs alice in on `srv` with `c`; returns the session cookie (name=value).

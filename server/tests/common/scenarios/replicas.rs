@@ -9,6 +9,7 @@ use super::super::clients::{
 };
 use super::super::cluster::{self, Postgres, Proc};
 use super::super::user_token;
+use testkit::eventually;
 
 /// What [`reconciler_dies`] measured.
 #[derive(Debug)]
@@ -36,16 +37,12 @@ pub async fn reconciler_dies() -> Takeover {
     }
     let token = user_token("alice", "demo").await;
     let token = token.expose();
-    let leader_pid = {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(pid) = lease_holder_pid(&db).await {
-                break pid;
-            }
-            assert!(Instant::now() < deadline, "nobody took the reconcile lease");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    };
+    let leader_pid = eventually(
+        Duration::from_secs(10),
+        "somebody took the reconcile lease",
+        || lease_holder_pid(&db),
+    )
+    .await;
     let leader = ctls
         .iter()
         .position(|c| c.pid() == leader_pid)
@@ -236,20 +233,17 @@ pub async fn dashboard_dies() -> Resumed {
     // Every kluster reaches Running (its events are the last), then the controller's own
     // record is the truth each browser is compared with.
     let events_url = format!("{ctl_url}/api/v1/events?after={from}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let truth: Vec<i64> = loop {
+    let truth: Vec<i64> = eventually(Duration::from_secs(30), "every kluster runs", || async {
         let list = get_json(&events_url, token).await;
         let list = list.as_array().cloned().unwrap_or_default();
         let running = list.iter().filter(|e| e["reason"] == "Running").count();
         if running >= 16 {
-            break list.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+            Ok(list.iter().map(|e| e["seq"].as_i64().unwrap()).collect())
+        } else {
+            Err(format!("{running} of 16"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "klusters did not all run: {running} of 16"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    })
+    .await;
     assert!(
         truth.len() >= 32,
         "Creating and Running per kluster: {}",

@@ -5,7 +5,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -301,22 +301,22 @@ pub fn nginx_on(
 
 /// Waits until `GET url` answers 200 (or panics after `secs`, with `p`'s log).
 pub async fn wait_ok(url: &str, secs: u64, p: Option<&Proc>) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
     let http = reqwest::Client::new();
-    loop {
-        if let Ok(r) = http.get(url).timeout(Duration::from_secs(2)).send().await {
-            if r.status() == 200 {
-                return;
+    testkit::eventually(
+        Duration::from_secs(secs),
+        format!("{url} ready"),
+        || async {
+            match http.get(url).timeout(Duration::from_secs(2)).send().await {
+                Ok(r) if r.status() == 200 => Ok(()),
+                other => Err(format!(
+                    "{:?}; log:\n{}",
+                    other.map(|r| r.status()),
+                    p.map(Proc::tail).unwrap_or_default()
+                )),
             }
-        }
-        if Instant::now() > deadline {
-            panic!(
-                "{url} not ready after {secs} s; log:\n{}",
-                p.map(Proc::tail).unwrap_or_default()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        },
+    )
+    .await;
 }
 
 /// The status of `GET url` (0 when nothing answers).

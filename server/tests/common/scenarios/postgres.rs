@@ -50,15 +50,12 @@ pub async fn postgres_restarts() -> Recovered {
     pg.stop();
     // Readiness goes red on both tiers; writes meanwhile are refused, not acknowledged.
     for p in [&ctl, &dash] {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while cluster::status_of(&format!("http://{}/readyz", p.addr)).await != 503 {
-            assert!(
-                Instant::now() < deadline,
-                "{} stays ready without its database",
-                p.name
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        testkit::eventually(
+            Duration::from_secs(20),
+            format!("{} not ready without its database", p.name),
+            || async { cluster::status_of(&format!("http://{}/readyz", p.addr)).await == 503 },
+        )
+        .await;
     }
     for i in 0..3 {
         let name = format!("during{i}");
@@ -129,21 +126,18 @@ pub async fn postgres_late_at_start() -> Duration {
         "http://mc.test",
     );
     for p in [&ctl, &dash] {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            match cluster::status_of(&format!("http://{}/readyz", p.addr)).await {
-                503 => break,
-                200 => panic!("{} is ready without its database", p.name),
-                _ => {}
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} does not answer: {}",
-                p.name,
-                p.tail()
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        testkit::eventually(
+            Duration::from_secs(20),
+            format!("{} answers", p.name),
+            || async {
+                match cluster::status_of(&format!("http://{}/readyz", p.addr)).await {
+                    503 => Ok(()),
+                    200 => panic!("{} is ready without its database", p.name),
+                    _ => Err(p.tail()),
+                }
+            },
+        )
+        .await;
     }
     let up = Instant::now();
     pg.restart();

@@ -59,20 +59,14 @@ async fn start(auth_url: &str, cloud: CloudChoice, tag: &str) -> controller::run
         .expect("controller starts")
 }
 
-/// Polls `probe` every 500 ms until it answers `Some`, failing after `limit` with `what`.
-async fn until<T, F, Fut>(limit: Duration, what: &str, mut probe: F) -> T
+/// Polls `probe` until it answers `Some` (testkit's pauses), failing after `limit` with
+/// `what`.
+async fn until<T, F, Fut>(limit: Duration, what: &str, probe: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(v) = probe().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "not within {limit:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    testkit::eventually(limit, what, probe).await
 }
 
 /// Nova and Neutron as alice (member of demo) sees them, straight, not through the

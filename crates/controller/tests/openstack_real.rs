@@ -160,6 +160,27 @@ async fn a_kluster_provisions_scales_heals_and_leaves_nothing_in_real_nova() {
         env("IMAGE").unwrap_or("flatcar-stable".into()),
     );
     let name = format!("os{}", std::process::id() % 100_000);
+    // A flavor and a zone the real cloud does not have: 422 naming each field and the
+    // cloud's own choices, nothing created.
+    let bad = json!({"name": name, "spec": {"nodePools": [
+        {"name": "small", "size": 1, "flavor": "m1.huge", "image": image, "availabilityZone": "az-nowhere"}
+    ]}});
+    let (status, v) = common::create(&app, &tok, bad.to_string()).await;
+    assert_eq!(status, 422, "{v}");
+    let said = v.to_string();
+    for must in [
+        "spec.nodePools[0].flavor",
+        "m1.huge",
+        "m1.small",
+        "availabilityZone",
+        "nova",
+    ] {
+        assert!(said.contains(must), "{must:?} not in {said}");
+    }
+    assert!(
+        direct.servers(&name).await.is_empty(),
+        "a refused create left servers"
+    );
     let body = json!({"name": name, "spec": {"nodePools": [
         {"name": "small", "size": 2, "flavor": flavor, "image": image, "availabilityZone": "nova"}
     ]}});

@@ -1,8 +1,9 @@
 //! One request id from the browser to the controller, with the real binaries: the
 //! dashboard (JSON logs) takes the browser's `X-Request-Id`, answers it, logs it, and sends
 //! it with the browser's address to the controller (JSON logs, spans exported over OTLP to
-//! a collector stub), which logs it, exports it in a span and keeps it in the audit record
-//! of the create, with the browser's address the dashboard forwarded.
+//! a collector stub), which logs it, exports it in a span (with spans of its cloud and
+//! Keystone calls) and keeps it in the audit record of the create, with the browser's
+//! address the dashboard forwarded.
 
 mod common;
 
@@ -145,11 +146,17 @@ async fn one_request_id_reaches_both_logs_the_span_export_and_the_audit_record()
         let reconciled = k
             .lines()
             .any(|l| l.contains(&id) && l.contains("\"reconcile\""));
-        let exported = spans
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|b| b.windows(id.len()).any(|w| w == id.as_bytes()));
+        let bodies = spans.lock().unwrap().clone();
+        let in_export = |text: &[u8]| {
+            bodies
+                .iter()
+                .any(|b| b.windows(text.len()).any(|w| w == text))
+        };
+        // The request's span, and the controller's calls inside requests and passes: to
+        // the cloud (admission reads its catalog) and to Keystone (token validation).
+        let exported = in_export(id.as_bytes())
+            && in_export(b"cloud.operation")
+            && in_export(b"keystone.operation");
         if json_lines_with(&d) > 0 && json_lines_with(&k) > 0 && reconciled && exported {
             let line = d.lines().find(|l| l.contains(&id)).unwrap();
             let v: serde_json::Value = serde_json::from_str(line).unwrap();

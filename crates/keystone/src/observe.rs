@@ -1,5 +1,6 @@
 //! The optional observer of a [`crate::Client`]: told how long each Keystone call took and
-//! whether it failed (the dashboard's metrics).
+//! whether it failed (the dashboard's metrics). Every call runs in a `keystone` span
+//! (`keystone.operation`), a child of the span it was made in.
 
 use std::time::Duration;
 
@@ -27,8 +28,10 @@ impl Observer {
         operation: &'static str,
         call: impl std::future::Future<Output = Result<T, Error>>,
     ) -> Result<T, Error> {
+        use tracing::Instrument;
         let start = std::time::Instant::now();
-        let r = call.await;
+        let span = tracing::info_span!("keystone", keystone.operation = operation);
+        let r = call.instrument(span).await;
         if let Some(o) = &self.0 {
             o(operation, start.elapsed(), r.as_ref().err());
         }

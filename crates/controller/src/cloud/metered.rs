@@ -1,10 +1,13 @@
 //! A [`Cloud`] that times every call of the cloud behind it into the controller's metrics
-//! (`mc_controller_cloud_request_duration_seconds{operation}`, errors by kind). A call
-//! whose future is dropped before it finished (a timeout or a spent budget) counts as
-//! `abandoned`.
+//! (`mc_controller_cloud_request_duration_seconds{operation}`, errors by kind) and runs it
+//! in a `cloud` span (`cloud.operation`, `project`), a child of the request or reconcile
+//! span it was made in, so a trace shows request → controller → cloud. A call whose future
+//! is dropped before it finished (a timeout or a spent budget) counts as `abandoned`.
 
 use std::sync::Arc;
 use std::time::Instant;
+
+use tracing::Instrument;
 
 use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
 use crate::metrics::Metrics;
@@ -46,19 +49,24 @@ impl Drop for Timer<'_> {
 fn timed<'a, T: Send + 'a>(
     metrics: &'a Metrics,
     operation: &'static str,
+    project: &'a str,
     fut: BoxFuture<'a, Result<T, CloudError>>,
 ) -> BoxFuture<'a, Result<T, CloudError>> {
-    Box::pin(async move {
-        let mut timer = Timer {
-            metrics,
-            operation,
-            start: Instant::now(),
-            outcome: None,
-        };
-        let r = fut.await;
-        timer.outcome = Some(r.is_ok());
-        r
-    })
+    let span = tracing::info_span!("cloud", cloud.operation = operation, project);
+    Box::pin(
+        async move {
+            let mut timer = Timer {
+                metrics,
+                operation,
+                start: Instant::now(),
+                outcome: None,
+            };
+            let r = fut.await;
+            timer.outcome = Some(r.is_ok());
+            r
+        }
+        .instrument(span),
+    )
 }
 
 impl Cloud for MeteredCloud {
@@ -74,19 +82,29 @@ impl Cloud for MeteredCloud {
         &'a self,
         project: &'a str,
     ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
-        timed(&self.metrics, "metadata", self.inner.metadata(project))
+        timed(
+            &self.metrics,
+            "metadata",
+            project,
+            self.inner.metadata(project),
+        )
     }
 
     fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
-        timed(&self.metrics, "images", self.inner.images(project))
+        timed(&self.metrics, "images", project, self.inner.images(project))
     }
 
     fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
-        timed(&self.metrics, "quota", self.inner.quota(project))
+        timed(&self.metrics, "quota", project, self.inner.quota(project))
     }
 
     fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
-        timed(&self.metrics, "list_servers", self.inner.servers(project))
+        timed(
+            &self.metrics,
+            "list_servers",
+            project,
+            self.inner.servers(project),
+        )
     }
 
     fn server<'a>(
@@ -94,7 +112,12 @@ impl Cloud for MeteredCloud {
         project: &'a str,
         id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
-        timed(&self.metrics, "show_server", self.inner.server(project, id))
+        timed(
+            &self.metrics,
+            "show_server",
+            project,
+            self.inner.server(project, id),
+        )
     }
 
     fn create_server<'a>(
@@ -105,6 +128,7 @@ impl Cloud for MeteredCloud {
         timed(
             &self.metrics,
             "create_server",
+            project,
             self.inner.create_server(project, spec),
         )
     }
@@ -117,6 +141,7 @@ impl Cloud for MeteredCloud {
         timed(
             &self.metrics,
             "delete_server",
+            project,
             self.inner.delete_server(project, id),
         )
     }
@@ -128,6 +153,7 @@ impl Cloud for MeteredCloud {
         timed(
             &self.metrics,
             "list_resources",
+            project,
             self.inner.resources(project),
         )
     }
@@ -140,6 +166,7 @@ impl Cloud for MeteredCloud {
         timed(
             &self.metrics,
             "delete_resource",
+            project,
             self.inner.delete_resource(project, id),
         )
     }

@@ -1,9 +1,9 @@
 //! One request id from the browser to the controller, with the real binaries: the
 //! dashboard (JSON logs) takes the browser's `X-Request-Id`, answers it, logs it, and sends
 //! it with the browser's address to the controller (JSON logs, spans exported over OTLP to
-//! a collector stub), which logs it, exports it in a span (with spans of its cloud and
-//! Keystone calls) and keeps it in the audit record of the create, with the browser's
-//! address the dashboard forwarded.
+//! a collector stub), which logs it, exports it in a span (with spans of its cloud,
+//! Keystone and store calls) and keeps it in the audit record of the create, with the
+//! browser's address the dashboard forwarded.
 
 mod common;
 
@@ -153,10 +153,12 @@ async fn one_request_id_reaches_both_logs_the_span_export_and_the_audit_record()
                 .any(|b| b.windows(text.len()).any(|w| w == text))
         };
         // The request's span, and the controller's calls inside requests and passes: to
-        // the cloud (admission reads its catalog) and to Keystone (token validation).
+        // the cloud (admission reads its catalog), to Keystone (token validation) and to
+        // its store.
         let exported = in_export(id.as_bytes())
             && in_export(b"cloud.operation")
-            && in_export(b"keystone.operation");
+            && in_export(b"keystone.operation")
+            && in_export(b"store.operation");
         if json_lines_with(&d) > 0 && json_lines_with(&k) > 0 && reconciled && exported {
             let line = d.lines().find(|l| l.contains(&id)).unwrap();
             let v: serde_json::Value = serde_json::from_str(line).unwrap();

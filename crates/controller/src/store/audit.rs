@@ -47,6 +47,7 @@ const COLUMNS: &str = "id, at, project_id, project_name, kluster, action, user_i
 
 impl Store {
     /// Appends an audit record (its `id` and `at` are set here); returns the id.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "audit"))]
     pub async fn audit(&self, r: &AuditRecord) -> Result<i64, StoreError> {
         self.check_ready()?;
         let changes =
@@ -73,6 +74,7 @@ impl Store {
     }
 
     /// Audit records matching `f`, newest first.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "audit_records"))]
     pub async fn audit_records(&self, f: &AuditFilter) -> Result<Vec<AuditRecord>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(&format!(
@@ -96,6 +98,7 @@ impl Store {
 
     /// The request id of the newest change (not a credentials record) to each of the
     /// project's klusters, so that the reconcilers' lines carry the id of what they act on.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "last_change_requests"))]
     pub async fn last_change_requests(
         &self,
         project: &str,
@@ -115,6 +118,7 @@ impl Store {
     }
 
     /// Project names as callers' tokens named them (from the audit trail), by project id.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "project_names"))]
     pub async fn project_names(
         &self,
     ) -> Result<std::collections::HashMap<String, String>, StoreError> {

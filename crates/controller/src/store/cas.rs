@@ -15,6 +15,7 @@ pub struct CaRecord {
 
 impl Store {
     /// A kluster's CA.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "ca"))]
     pub async fn ca(&self, project: &str, name: &str) -> Result<Option<CaRecord>, StoreError> {
         self.check_ready()?;
         let row = sqlx::query(

@@ -14,6 +14,7 @@ use super::{now_text, CaRecord, Store, StoreError, StoredKluster};
 impl Store {
     /// Adds kluster `k` and its CA as they are (no admission); [`StoreError::Conflict`]
     /// when the name is taken in the project.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "insert"))]
     pub async fn insert(
         &self,
         project: &str,
@@ -34,6 +35,7 @@ impl Store {
     /// until the new one is committed. Returns it as stored (uid, creation time and resource
     /// version in its metadata); `Ok(Err)` when `place` refused (nothing is written);
     /// [`StoreError::Conflict`] when the name is taken.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "create"))]
     pub async fn create<E>(
         &self,
         project: &str,

@@ -12,6 +12,7 @@ pub(super) const COLUMNS: &str =
 
 impl Store {
     /// The project's klusters, by name.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "list"))]
     pub async fn list(&self, project: &str) -> Result<Vec<StoredKluster>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query(&format!(
@@ -24,6 +25,7 @@ impl Store {
     }
 
     /// One kluster of the project.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "get"))]
     pub async fn get(
         &self,
         project: &str,
@@ -42,6 +44,7 @@ impl Store {
 
     /// Replaces a kluster's body (spec and status; its resource version grows); false when
     /// it does not exist.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "update"))]
     pub async fn update(&self, project: &str, k: &Kluster) -> Result<bool, StoreError> {
         self.check_ready()?;
         let body = body_of(k)?;
@@ -62,6 +65,7 @@ impl Store {
     /// Changes a stored kluster with `change` inside one write transaction, so that
     /// concurrent writers (API and reconcilers) never overwrite each other's fields. `None`
     /// when the kluster does not exist; `Some(Err)` when `change` refused (nothing written).
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "modify"))]
     pub async fn modify<E>(
         &self,
         project: &str,
@@ -116,11 +120,13 @@ impl Store {
 
     /// Every kluster of every project, by project, with the time it has spent in its phase
     /// and its age, for the reconcilers.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "list_all"))]
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
         self.observed(None).await
     }
 
     /// The projects that have klusters.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "kluster_projects"))]
     pub async fn kluster_projects(&self) -> Result<Vec<String>, StoreError> {
         self.check_ready()?;
         let rows = sqlx::query("SELECT DISTINCT project_id FROM klusters")
@@ -132,6 +138,7 @@ impl Store {
     }
 
     /// [`Store::list_all`] of one project: what a change in it wakes the reconcilers for.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "list_observed"))]
     pub async fn list_observed(&self, project: &str) -> Result<Vec<Observed>, StoreError> {
         self.observed(Some(project)).await
     }
@@ -185,6 +192,7 @@ impl Store {
 
     /// Records the ids of kluster `name`'s servers (the reconciler's memory of what exists;
     /// not a change of the kluster: nobody is notified).
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "record_servers"))]
     pub async fn record_servers(
         &self,
         project: &str,
@@ -202,6 +210,7 @@ impl Store {
     }
 
     /// Removes a kluster and its CA; its events stay.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "delete"))]
     pub async fn delete(&self, project: &str, name: &str) -> Result<bool, StoreError> {
         self.check_ready()?;
         let mut tx = self.pool.begin().await?;
@@ -222,6 +231,7 @@ impl Store {
 
     /// Sets or clears termination protection (a change grows the resource version and is
     /// announced like any change); false when the kluster does not exist.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "set_termination_protection"))]
     pub async fn set_termination_protection(
         &self,
         project: &str,

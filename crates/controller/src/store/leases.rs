@@ -18,6 +18,7 @@ impl Store {
     /// Takes or renews lease `name` for `holder` for `ttl`: true when `holder` holds it
     /// now (it was free, expired, or already its own), false when another holder's lease
     /// has not expired.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "try_lease"))]
     pub async fn try_lease(
         &self,
         name: &str,
@@ -42,6 +43,7 @@ impl Store {
 
     /// Gives lease `name` up if `holder` holds it (on shutdown: the next replica need not
     /// wait for it to expire).
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "release_lease"))]
     pub async fn release_lease(&self, name: &str, holder: &str) -> Result<(), StoreError> {
         self.check_ready()?;
         sqlx::query("DELETE FROM leases WHERE name = $1 AND holder = $2")

@@ -39,6 +39,7 @@ impl Store {
     /// how many matched before paging; the same answer as [`ListQuery::apply`] on
     /// [`Store::list`]. One statement answers both (the count is a sub-query), but for a
     /// page past the last, which is counted on its own.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "list_query"))]
     pub async fn list_query(&self, project: &str, query: &ListQuery) -> Result<Listed, StoreError> {
         self.check_ready()?;
         let pattern = format!("%{}%", escape_like(&query.q));

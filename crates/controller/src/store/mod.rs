@@ -8,7 +8,8 @@
 //! [`notify`] (changes other replicas made, on PostgreSQL), [`database`] (where it lives:
 //! [`Database`], [`Dialect`]), [`error`] ([`StoreError`]), [`connect`] (connecting and
 //! migrating, with backoff on PostgreSQL); here: the store itself and the change
-//! notifications streams wait on.
+//! notifications streams wait on. Every method on the store runs in a `store` span
+//! (`store.operation`), a child of the request or reconcile span that called it.
 
 mod audit;
 mod cas;
@@ -106,6 +107,7 @@ impl Store {
     }
 
     /// Whether the database answers now (for readiness probes).
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "ping"))]
     pub async fn ping(&self) -> Result<(), StoreError> {
         self.check_ready()?;
         sqlx::query("SELECT 1").execute(&self.pool).await?;

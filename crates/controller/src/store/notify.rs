@@ -47,6 +47,7 @@ impl Store {
     /// Tells the reconcilers (here and on other replicas) and the streams that something of
     /// `project` changed outside its klusters' rows (e.g. the simulator's settings), so a
     /// settled project is looked at again at once.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "project_touched"))]
     pub async fn project_touched(&self, project: &str) {
         self.kluster_changed(project, "").await;
     }

@@ -27,6 +27,7 @@ pub struct RepeatedWarning {
 impl Store {
     /// Events of every project (or of `project` when not empty) changed after `after`,
     /// oldest change first, at most `limit`.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "ops_events_since"))]
     pub async fn ops_events_since(
         &self,
         project: &str,
@@ -48,6 +49,7 @@ impl Store {
 
     /// The `n` most recently changed events of every project (or of `project`), oldest
     /// change first.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "ops_events_latest"))]
     pub async fn ops_events_latest(
         &self,
         project: &str,
@@ -72,6 +74,7 @@ impl Store {
 
     /// Warnings seen at least `min_count` times whose last occurrence is at or after
     /// `since` (RFC 3339 without fraction, as events are stamped), newest first, at most 200.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "repeated_warnings"))]
     pub async fn repeated_warnings(
         &self,
         min_count: i64,

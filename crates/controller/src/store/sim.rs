@@ -8,6 +8,7 @@ impl Store {
     /// yet) inside a write transaction that holds the project's row: concurrent callers, in
     /// this process or another replica, take turns. `change` returns the state to store
     /// (`None`: unchanged) and its answer.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "sim_update"))]
     pub async fn sim_update<R>(
         &self,
         project: &str,
@@ -39,6 +40,7 @@ impl Store {
 
     /// Whether any project has simulated state (a saved file is imported only into an
     /// empty table).
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "sim_is_empty"))]
     pub async fn sim_is_empty(&self) -> Result<bool, StoreError> {
         self.check_ready()?;
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sim_projects")

@@ -31,6 +31,7 @@ pub struct NewEvent<'a> {
 impl Store {
     /// Records an event about the kluster now named `kluster` (see
     /// [`Store::record_event_counted`]). Returns the event's id.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "record_event"))]
     pub async fn record_event(
         &self,
         project: &str,
@@ -62,6 +63,7 @@ impl Store {
     /// on PostgreSQL the transaction takes an advisory lock before it draws from the
     /// `event_seq` sequence, so a reader that saw seq n never misses a smaller one
     /// committed later. Other replicas learn of the event by `NOTIFY` at commit.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "record_event_counted"))]
     pub async fn record_event_counted(
         &self,
         event: NewEvent<'_>,
@@ -149,6 +151,7 @@ impl Store {
 
     /// The events of kluster `kluster` with uid `uid` (`None`: of every kluster that had
     /// the name), oldest first, in the Kubernikus `Event` shape.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "events"))]
     pub async fn events(
         &self,
         project: &str,
@@ -170,6 +173,7 @@ impl Store {
     }
 
     /// Deletes the events whose last occurrence is older than `age`; returns how many.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "prune_events"))]
     pub async fn prune_events(&self, age: std::time::Duration) -> Result<u64, StoreError> {
         self.check_ready()?;
         let age = time::Duration::try_from(age).unwrap_or(time::Duration::MAX);
@@ -191,6 +195,7 @@ impl Store {
 
     /// The project's events changed after sequence number `after` (optionally of one
     /// kluster), oldest change first, at most `limit`.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "events_since"))]
     pub async fn events_since(
         &self,
         project: &str,
@@ -216,6 +221,7 @@ impl Store {
 
     /// The project's `n` most recently changed events (optionally of one kluster), oldest
     /// change first.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "events_latest"))]
     pub async fn events_latest(
         &self,
         project: &str,

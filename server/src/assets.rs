@@ -135,12 +135,7 @@ pub async fn site_file(site_root: &Path, req: &http::request::Parts) -> Option<R
         return None;
     }
     let mut res = res.map(axum::body::Body::new);
-    let h = res.headers_mut();
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE));
-    h.append(
-        header::VARY,
-        HeaderValue::from_static(header::ACCEPT_ENCODING.as_str()),
-    );
+    set_cache(&mut res, REVALIDATE);
     Some(res)
 }
 
@@ -158,13 +153,19 @@ async fn cache_headers(hashed: bool, req: Request, next: Next) -> Response {
     } else {
         REVALIDATE
     };
+    set_cache(&mut res, policy);
+    res
+}
+
+/// Sets a static answer's `Cache-Control` to `policy`, and `Vary: Accept-Encoding` (the
+/// answer depends on it once precompressed variants exist).
+fn set_cache(res: &mut Response, policy: &'static str) {
     let h = res.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
     h.append(
         header::VARY,
         HeaderValue::from_static(header::ACCEPT_ENCODING.as_str()),
     );
-    res
 }
 
 #[cfg(test)]

@@ -16,6 +16,10 @@
 #   KS_HOME (.state/keystone-$KS_PORT)  state: config, DB, keys, logs, demo.env (git-ignored)
 #   KS_VENV ($HOME/.cache/mission-control/keystone-venv)  shared by clones, so CI reuses it
 #   KS_TOKEN_EXPIRATION (3600) token lifetime in seconds
+#   KS_SHARE_HOME (unset)     serve the database and keys of another state dir (a running
+#                             Keystone's), e.g. with a shorter token lifetime: its tokens are
+#                             valid at both, so services checking at the other accept them.
+#                             No init, no seeding; `env` prints the other's demo.env
 #   KS_ADMIN_PASSWORD (admin-secret)
 #
 # Demo data (domain "demo"): projects demo and staging; roles kubernetes_admin,
@@ -35,6 +39,7 @@ KS_TOKEN_EXPIRATION="${KS_TOKEN_EXPIRATION:-3600}"
 KS_ADMIN_PASSWORD="${KS_ADMIN_PASSWORD:-admin-secret}"
 KS_VERSION=30.0.0
 URL="http://127.0.0.1:$KS_PORT/v3"
+DATA="${KS_SHARE_HOME:-$KS_HOME}"   # database and keys
 PIDFILE="$KS_HOME/keystone.pid"
 LOG="$KS_HOME/keystone.log"
 PY="$KS_VENV/bin/python"
@@ -58,8 +63,8 @@ install_venv() {
 }
 
 write_config() {
-  mkdir -p "$KS_HOME/etc" "$KS_HOME/fernet-keys" "$KS_HOME/credential-keys"
-  chmod 700 "$KS_HOME/fernet-keys" "$KS_HOME/credential-keys"
+  mkdir -p "$KS_HOME/etc" "$DATA/fernet-keys" "$DATA/credential-keys"
+  chmod 700 "$DATA/fernet-keys" "$DATA/credential-keys"
   cat > "$KS_HOME/etc/keystone.conf" <<EOF
 [DEFAULT]
 debug = false
@@ -67,17 +72,17 @@ debug = false
 # WAL + busy timeout; waitress also runs one thread: Keystone upgrades read transactions
 # to writes (failed_auth_count), which SQLite answers with "database is locked" under
 # concurrency.
-connection = sqlite:///$KS_HOME/keystone.db?timeout=30
+connection = sqlite:///$DATA/keystone.db?timeout=30
 sqlite_synchronous = false
 [token]
 provider = fernet
 expiration = $KS_TOKEN_EXPIRATION
 [fernet_tokens]
-key_repository = $KS_HOME/fernet-keys
+key_repository = $DATA/fernet-keys
 [fernet_receipts]
-key_repository = $KS_HOME/fernet-keys
+key_repository = $DATA/fernet-keys
 [credential]
-key_repository = $KS_HOME/credential-keys
+key_repository = $DATA/credential-keys
 [identity]
 # bcrypt cost 4: fast logins for a development identity service. Never use in production.
 password_hash_rounds = 4
@@ -131,7 +136,7 @@ init_db() {
 
 start_server() {
   if running; then return; fi
-  "$PY" -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode=WAL')" "$KS_HOME/keystone.db"
+  "$PY" -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode=WAL')" "$DATA/keystone.db"
   if curl -s -o /dev/null "http://127.0.0.1:$KS_PORT/"; then say "port $KS_PORT is busy"; exit 1; fi
   (
     cd "$KS_HOME"
@@ -236,12 +241,17 @@ stop_server() {
 case "${1:-}" in
   start)
     command -v curl >/dev/null || { say "curl is required"; exit 1; }
-    install_venv; write_config; init_db; start_server; seed
+    if [[ -n "${KS_SHARE_HOME:-}" ]]; then
+      [[ -f "$KS_SHARE_HOME/.initialized" ]] || { say "KS_SHARE_HOME $KS_SHARE_HOME has no Keystone state"; exit 1; }
+      install_venv; write_config; start_server
+    else
+      install_venv; write_config; init_db; start_server; seed
+    fi
     say "ready at $URL (pid $(cat "$PIDFILE"), token lifetime ${KS_TOKEN_EXPIRATION}s)" ;;
   install) install_venv ;;
   stop)   stop_server ;;
   status) running && echo "running pid $(cat "$PIDFILE") $URL" || { echo "stopped"; exit 1; } ;;
-  env)    cat "$KS_HOME/demo.env" ;;
+  env)    cat "$DATA/demo.env" ;;
   purge)  stop_server; rm -rf "$KS_HOME" ;;
   *) echo "usage: $0 start|stop|status|env|purge|install" >&2; exit 2 ;;
 esac

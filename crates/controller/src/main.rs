@@ -159,6 +159,22 @@ struct Args {
     /// OpenStack: tries of a GET that cannot connect or gets a 5xx (at least 1).
     #[arg(long, env = "MC_CONTROLLER_OPENSTACK_ATTEMPTS", default_value_t = 3)]
     openstack_attempts: u32,
+    /// OpenStack: domain where each kluster gets a user of its own that boots its servers
+    /// (Kubernikus: kubernikus); empty: this controller's user acts for klusters.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_DOMAIN",
+        default_value = ""
+    )]
+    openstack_kluster_user_domain: String,
+    /// OpenStack: roles of kluster users on their project, comma-separated.
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_ROLES",
+        default_value = "member",
+        value_delimiter = ','
+    )]
+    openstack_kluster_user_roles: Vec<String>,
     /// Log lines as "text" or "json".
     #[arg(long, env = "MC_LOG_FORMAT", default_value = "text")]
     log_format: controller::telemetry::LogFormat,
@@ -264,6 +280,13 @@ async fn serve(a: Args) -> ExitCode {
             c.interface = a.openstack_interface;
             c.timeout = timeout;
             c.attempts = a.openstack_attempts;
+            c.kluster_user_domain = a.openstack_kluster_user_domain.trim().to_string();
+            c.kluster_user_roles = a
+                .openstack_kluster_user_roles
+                .iter()
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty())
+                .collect();
             CloudChoice::OpenStack(Box::new(c))
         }
         other => {

@@ -238,6 +238,8 @@ impl Metrics {
             "delete_server",
             "list_resources",
             "delete_resource",
+            "ensure_kluster_user",
+            "delete_kluster_user",
         ] {
             for kind in ["error", "abandoned"] {
                 self.cloud_errors.with_label_values(&[op, kind]);

@@ -329,6 +329,7 @@ pub async fn start(
         lease_ttl: config.pace.lease_ttl,
         lease: Arc::default(),
         metrics,
+        sealer: state.sealer.clone(),
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
     tokio::spawn(prune_events(

@@ -22,6 +22,8 @@ pub(super) struct CloudKeys {
     interface: Option<String>,
     timeout_seconds: Option<f64>,
     attempts: Option<u32>,
+    kluster_user_domain: Option<String>,
+    kluster_user_roles: Option<String>,
 }
 
 impl CloudKeys {
@@ -39,6 +41,8 @@ impl CloudKeys {
             interface: s.controller_openstack_interface.clone(),
             timeout_seconds: s.controller_openstack_timeout_seconds,
             attempts: s.controller_openstack_attempts,
+            kluster_user_domain: s.controller_openstack_kluster_user_domain.clone(),
+            kluster_user_roles: s.controller_openstack_kluster_user_roles.clone(),
         }
     }
 
@@ -95,12 +99,25 @@ impl CloudKeys {
             }
             c.attempts = n;
         }
+        c.kluster_user_domain = self.kluster_user_domain.unwrap_or_default();
+        if let Some(roles) = self.kluster_user_roles {
+            c.kluster_user_roles = roles_of(&roles);
+        }
         c.validate().map_err(|e| {
             // Never the password: validate's words name what is wrong, not the values.
             invalid("controller_openstack_*", e.message)
         })?;
         Ok(CloudChoice::OpenStack(Box::new(c)))
     }
+}
+
+/// A comma-separated list of role names, blanks dropped.
+pub fn roles_of(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 #[cfg(test)]
@@ -136,6 +153,34 @@ mod tests {
         );
         assert_eq!(c.password, "service-secret");
         assert!(!format!("{c:?}").contains("service-secret"));
+    }
+
+    #[test]
+    fn kluster_users_are_off_unless_a_domain_is_set_and_roles_are_a_list() {
+        let mut s = Settings {
+            controller_cloud: Some("openstack".into()),
+            ..Default::default()
+        };
+        let resolve =
+            |s: &Settings| match CloudKeys::of(s).resolve("http://ks/v3", Some(&service())) {
+                Ok(CloudChoice::OpenStack(c)) => c,
+                other => panic!("{other:?}"),
+            };
+        let c = resolve(&s);
+        assert_eq!(
+            (c.kluster_user_domain.as_str(), c.kluster_user_roles.clone()),
+            ("", vec!["member".to_string()])
+        );
+        s.controller_openstack_kluster_user_domain = Some("kubernikus".into());
+        s.controller_openstack_kluster_user_roles = Some(" member, load-balancer_member ,".into());
+        let c = resolve(&s);
+        assert_eq!(c.kluster_user_domain, "kubernikus");
+        assert_eq!(c.kluster_user_roles, ["member", "load-balancer_member"]);
+        s.controller_openstack_kluster_user_roles = Some(" , ".into());
+        let refused = CloudKeys::of(&s).resolve("http://ks/v3", Some(&service()));
+        assert!(
+            matches!(refused, Err(ConfigError::Invalid { message, .. }) if message.contains("at least one role"))
+        );
     }
 
     #[test]

@@ -179,6 +179,13 @@ pub struct Settings {
     /// OpenStack: tries of a GET that cannot connect or gets a 5xx (default 3).
     #[arg(long, env = "MC_CONTROLLER_OPENSTACK_ATTEMPTS")]
     pub controller_openstack_attempts: Option<u32>,
+    /// OpenStack: domain where each kluster gets a user of its own that boots its servers
+    /// (Kubernikus: "kubernikus"); unset: the controller's user acts for klusters.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_DOMAIN")]
+    pub controller_openstack_kluster_user_domain: Option<String>,
+    /// OpenStack: roles of kluster users on their project, comma-separated (default member).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_ROLES")]
+    pub controller_openstack_kluster_user_roles: Option<String>,
     /// Session store: sqlite, memory, or a postgres:// URL (shared by replicas).
     #[arg(long, env = "MC_SESSION_STORE")]
     pub session_store: Option<SessionStoreKind>,
@@ -289,6 +296,8 @@ impl Settings {
             controller_openstack_interface,
             controller_openstack_timeout_seconds,
             controller_openstack_attempts,
+            controller_openstack_kluster_user_domain,
+            controller_openstack_kluster_user_roles,
             session_store,
             data_dir,
             site_root,

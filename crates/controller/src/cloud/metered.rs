@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use tracing::Instrument;
 
-use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use super::{BoxFuture, Cloud, CloudError, KlusterUser, Quota, Resource, Server, ServerSpec};
 use crate::metrics::Metrics;
 
 /// Wraps a cloud with call metrics.
@@ -168,6 +168,36 @@ impl Cloud for MeteredCloud {
             "delete_resource",
             project,
             self.inner.delete_resource(project, id),
+        )
+    }
+
+    fn kluster_user_domain(&self) -> Option<&str> {
+        self.inner.kluster_user_domain()
+    }
+
+    fn ensure_kluster_user<'a>(
+        &'a self,
+        project: &'a str,
+        user: &'a KlusterUser,
+    ) -> BoxFuture<'a, Result<String, CloudError>> {
+        timed(
+            &self.metrics,
+            "ensure_kluster_user",
+            project,
+            self.inner.ensure_kluster_user(project, user),
+        )
+    }
+
+    fn delete_kluster_user<'a>(
+        &'a self,
+        project: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        timed(
+            &self.metrics,
+            "delete_kluster_user",
+            project,
+            self.inner.delete_kluster_user(project, name),
         )
     }
 }

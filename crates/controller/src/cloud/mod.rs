@@ -72,6 +72,39 @@ pub struct ServerSpec {
     /// User data handed to the server at boot (cloud-config, plain text; the provider
     /// encodes it). The simulator ignores it.
     pub user_data: String,
+    /// Who boots it: the kluster's own user, or (`None`) the provider's service user.
+    pub user: Option<KlusterUser>,
+}
+
+/// A kluster's own OpenStack user (Kubernikus's per-kluster service user): it boots the
+/// kluster's servers with a token scoped to the kluster's project. `Debug` hides the
+/// password.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct KlusterUser {
+    /// User name, unique in its domain (`kubernikus-<kluster>-<project id>`).
+    pub name: String,
+    /// Name of the domain it lives in.
+    pub domain: String,
+    /// Its password (sealed in the store).
+    pub password: String,
+}
+
+impl KlusterUser {
+    /// The user name of kluster `kluster` in `project`: names are DNS labels and project
+    /// ids hex, so one kluster's name never equals another's.
+    pub fn name_for(kluster: &str, project: &str) -> String {
+        format!("kubernikus-{kluster}-{project}")
+    }
+}
+
+impl std::fmt::Debug for KlusterUser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KlusterUser")
+            .field("name", &self.name)
+            .field("domain", &self.domain)
+            .field("password", &"<redacted>")
+            .finish()
+    }
 }
 
 /// Nova's server status, as far as the controller cares.
@@ -249,4 +282,32 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), CloudError>>;
+
+    /// The domain klusters' own users are made in; `None` (the default): klusters have no
+    /// users of their own and the provider acts for them.
+    fn kluster_user_domain(&self) -> Option<&str> {
+        None
+    }
+
+    /// Makes `user` with the configured roles on `project`, or sets its password and roles
+    /// again when it exists; answers its id. The default: nothing to make.
+    fn ensure_kluster_user<'a>(
+        &'a self,
+        project: &'a str,
+        user: &'a KlusterUser,
+    ) -> BoxFuture<'a, Result<String, CloudError>> {
+        let _ = (project, user);
+        Box::pin(async { Ok(String::new()) })
+    }
+
+    /// Deletes the kluster user `name` of `project` (gone already is fine). The default:
+    /// nothing to do.
+    fn delete_kluster_user<'a>(
+        &'a self,
+        project: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        let _ = (project, name);
+        Box::pin(async { Ok(()) })
+    }
 }

@@ -63,6 +63,8 @@ pub struct Ctx<'a> {
     pub(super) deadline: Instant,
     /// Where reconcile durations, errors and events are counted.
     pub(super) metrics: &'a crate::metrics::Metrics,
+    /// Seals and opens klusters' own users' passwords.
+    pub(super) sealer: &'a crate::pki::Sealer,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).

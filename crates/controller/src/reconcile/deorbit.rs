@@ -171,7 +171,16 @@ pub async fn reconcile(
             waited.remove(&kind);
         }
     }
-    for step in plan(name, &mine, &nodes, &waited) {
+    let steps = plan(name, &mine, &nodes, &waited);
+    // Nothing else is left: the kluster's own user goes last (its servers needed it).
+    if steps.contains(&Step::Remove) {
+        if let Err(e) = super::users::remove(k, ctx).await? {
+            let message = format!("Failed to delete the kluster's OpenStack user: {e}");
+            ctx.warn(k, EventReason::FailedDeorbit, &message).await?;
+            return Ok(out);
+        }
+    }
+    for step in steps {
         match step {
             Step::DeleteResource { id, name: what } => {
                 match ctx.call(ctx.cloud().delete_resource(project, &id)).await {

@@ -175,13 +175,22 @@ pub async fn reconcile(
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let name = k.name.clone();
-    let steps = plan(
+    let mut steps = plan(
         k,
         o.cloud.routers.as_deref(),
         o.stored.in_phase,
         o.stored.age,
         ctx.timing(),
     );
+    // A kluster's own OpenStack user is made before it starts creating.
+    if steps.contains(&Step::SetPhase(KlusterPhase::Creating)) && !k.spec.no_cloud {
+        if let Err(e) = super::users::ensure(k, ctx).await? {
+            let message = format!("Could not make the kluster's OpenStack user: {e}");
+            ctx.warn(k, EventReason::ConfigurationError, &message)
+                .await?;
+            steps.retain(|s| *s != Step::SetPhase(KlusterPhase::Creating));
+        }
+    }
     for step in steps {
         match step {
             Step::SetOpenstack {

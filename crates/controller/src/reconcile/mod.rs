@@ -21,6 +21,7 @@ pub mod launch;
 pub mod lease;
 mod project;
 mod runner;
+pub mod users;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,6 +67,17 @@ pub struct Reconciler {
     pub lease: Arc<lease::Lease>,
     /// Where pass and reconciler durations, errors and events are counted.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Seals and opens klusters' own users' passwords (the controller's CA key).
+    pub sealer: Arc<crate::pki::Sealer>,
+}
+
+/// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
+/// its configured key).
+fn random_key() -> [u8; 32] {
+    use rand_core::RngCore;
+    let mut key = [0u8; 32];
+    rand_core::OsRng.fill_bytes(&mut key);
+    key
 }
 
 /// The default time to live of the reconcile lease.
@@ -101,6 +113,7 @@ impl Reconciler {
             lease_ttl: DEFAULT_LEASE_TTL,
             lease: Arc::default(),
             metrics: Arc::default(),
+            sealer: Arc::new(crate::pki::Sealer::new(&random_key())),
         }
     }
 
@@ -142,6 +155,7 @@ impl Reconciler {
             project,
             deadline,
             metrics: &self.metrics,
+            sealer: &self.sealer,
         };
         let hard = deadline + budget;
         let start = Instant::now();

@@ -247,6 +247,7 @@ mod tests {
         let old = Store::open(&path).await.unwrap();
         // Migration 11 added the column; what came after it goes too.
         for sql in [
+            "DROP TABLE kluster_users",
             "DROP INDEX klusters_by_phase",
             "DROP INDEX klusters_by_nodes",
             "ALTER TABLE klusters DROP COLUMN nodes",

@@ -25,6 +25,7 @@ mod notify;
 mod ops;
 mod schema;
 mod sim;
+mod users;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -41,6 +42,7 @@ pub use klusters::new_uid;
 pub use listing::checks as listing_checks;
 pub use ops::RepeatedWarning;
 pub use schema::SCHEMA_VERSION;
+pub use users::UserRecord;
 
 /// A kluster as stored, with what Kubernikus keeps beside the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]

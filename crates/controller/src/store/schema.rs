@@ -202,6 +202,28 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: "CREATE INDEX klusters_by_phase ON klusters (project_id, phase, name);",
         postgres: "CREATE INDEX klusters_by_phase ON klusters (project_id, phase, name);",
     },
+    // 13: each kluster's own OpenStack user (when the cloud makes them): its name, domain,
+    // id once Keystone has it, and its password sealed with the configured key.
+    Migration {
+        sqlite: "CREATE TABLE kluster_users (
+            project_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            domain TEXT NOT NULL,
+            user_id TEXT NOT NULL DEFAULT '',
+            password_sealed BLOB NOT NULL,
+            PRIMARY KEY (project_id, name)
+         );",
+        postgres: "CREATE TABLE kluster_users (
+            project_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            domain TEXT NOT NULL,
+            user_id TEXT NOT NULL DEFAULT '',
+            password_sealed BYTEA NOT NULL,
+            PRIMARY KEY (project_id, name)
+         );",
+    },
 ];
 
 fn too_new(found: i64) -> StoreError {

@@ -22,8 +22,15 @@ pub enum Scope {
     /// A kluster's project, by id.
     Project(String),
     /// The service user's own project, by name in its domain (for
-    /// [`super::OpenStackCloud::verify`]).
+    /// [`super::OpenStackCloud::verify`] and Keystone's identity calls).
     Service,
+    /// A kluster's own user in the kluster's project (by id).
+    User {
+        /// The project id.
+        project: String,
+        /// The user and its password.
+        user: crate::cloud::KlusterUser,
+    },
 }
 
 /// A signed-in token and what it may call. `Debug` does not show the token.
@@ -119,16 +126,20 @@ impl Sessions {
     async fn sign_in(&self, scope: &Scope) -> Result<Session, CloudError> {
         let c = &self.config;
         let project = match scope {
-            Scope::Project(id) => ProjectRef::Id(id),
+            Scope::Project(id) | Scope::User { project: id, .. } => ProjectRef::Id(id),
             Scope::Service => ProjectRef::Name {
                 name: &c.project,
                 domain: &c.project_domain,
             },
         };
+        let (user_name, password, user_domain) = match scope {
+            Scope::User { user, .. } => (&user.name, &user.password, &user.domain),
+            _ => (&c.user_name, &c.password, &c.user_domain),
+        };
         let auth = PasswordAuth {
-            user_name: &c.user_name,
-            password: &c.password,
-            user_domain: &c.user_domain,
+            user_name,
+            password,
+            user_domain,
             project,
         };
         let started = OffsetDateTime::now_utc();
@@ -136,20 +147,23 @@ impl Sessions {
             .await
             .map_err(|_| timed_out("Keystone", c.timeout))?
             .map_err(|e| {
-                let hint = match e {
-                    keystone::Error::Unauthorized => super::config::CREDENTIAL_KEYS,
+                let hint = match (&e, scope) {
+                    (_, Scope::User { .. }) => "",
+                    (keystone::Error::Unauthorized, _) => super::config::CREDENTIAL_KEYS,
                     _ => "",
                 };
                 CloudError::new(format!(
-                    "Signing in as {} (domain {}) to project {} failed: {e}{hint}",
-                    c.user_name,
-                    c.user_domain,
+                    "Signing in as {user_name} (domain {user_domain}) to project {} failed: {e}{hint}",
                     scope_name(scope, c)
                 ))
             })?;
         let scoped = token.project.as_ref().map(|p| p.id.clone());
         let project = match (scope, scoped) {
-            (Scope::Project(want), Some(got)) if *want == got => got,
+            (Scope::Project(want) | Scope::User { project: want, .. }, Some(got))
+                if *want == got =>
+            {
+                got
+            }
             (Scope::Service, Some(got)) => got,
             (_, got) => {
                 return Err(CloudError::new(format!(
@@ -210,7 +224,7 @@ impl Sessions {
 
 fn scope_name(scope: &Scope, c: &OpenStackConfig) -> String {
     match scope {
-        Scope::Project(id) => id.clone(),
+        Scope::Project(id) | Scope::User { project: id, .. } => id.clone(),
         Scope::Service => format!("{} (domain {})", c.project, c.project_domain),
     }
 }

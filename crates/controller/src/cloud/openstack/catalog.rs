@@ -20,6 +20,8 @@ pub enum Service {
     Volume,
     /// Octavia.
     LoadBalancer,
+    /// Keystone, called at the configured auth URL (not looked up in the catalog).
+    Identity,
 }
 
 impl Service {
@@ -31,6 +33,7 @@ impl Service {
             Service::Image => &["image"],
             Service::Volume => &["volumev3", "block-storage", "volume"],
             Service::LoadBalancer => &["load-balancer"],
+            Service::Identity => &["identity"],
         }
     }
 
@@ -42,6 +45,7 @@ impl Service {
             Service::Image => "Glance",
             Service::Volume => "Cinder",
             Service::LoadBalancer => "Octavia",
+            Service::Identity => "Keystone",
         }
     }
 
@@ -53,6 +57,7 @@ impl Service {
             Service::Image => "v2",
             Service::Volume => "v3",
             Service::LoadBalancer => "v2",
+            Service::Identity => "v3",
         }
     }
 }

@@ -1,35 +1,22 @@
-//! Nova and Glance: flavors, zones, key pairs, quota, images, and the klusters' servers —
-//! listed by their `kluster` metadata, booted with flavor and image resolved from their
-//! names (microversion 2.67, tags and metadata naming the kluster), deleted.
+//! Nova and Glance: flavors, zones, key pairs, quota, images, and the klusters' servers,
+//! listed by their `kluster` metadata (microversion 2.67). Booting is in [`super::boot`].
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use reqwest::Method;
 use serde::Deserialize;
-use serde_json::json;
 use time::OffsetDateTime;
 
 use super::catalog::Service;
 use super::http::{Api, Query};
-use crate::cloud::{CloudError, Quota, Server, ServerSpec, ServerStatus, Usage};
+use crate::cloud::{CloudError, Quota, Server, ServerStatus, Usage};
 
 /// Server metadata key naming the kluster a server belongs to.
 pub const KLUSTER_KEY: &str = "kluster";
 
 /// Tag every server the controller boots carries (beside `kluster=<name>`).
 pub const TAG: &str = "kubernikus";
-
-/// Where a server goes beyond what [`ServerSpec`] says: it names no network or security
-/// group yet. `None`: the project's only network behind a router with an external gateway,
-/// and the configured security group.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Placement {
-    /// Neutron network id (a kluster's `spec.openstack.networkID`).
-    pub network_id: Option<String>,
-    /// Security group name or id (a kluster's `spec.openstack.securityGroupName`).
-    pub security_group: Option<String>,
-}
 
 #[derive(Deserialize)]
 pub(super) struct NovaFlavor {
@@ -304,7 +291,7 @@ impl Api {
     }
 
     /// The id of the active image named `name`; the newest when several have that name.
-    async fn image_id(&self, project: &str, name: &str) -> Result<String, CloudError> {
+    pub(super) async fn image_id(&self, project: &str, name: &str) -> Result<String, CloudError> {
         let query = q(&[("name", name), ("status", "active")]);
         let images: Vec<GlanceImage> = self
             .list(project, Service::Image, "images", query, "images")
@@ -315,83 +302,6 @@ impl Api {
             .map(|i| i.id)
             .ok_or_else(|| CloudError::new(format!("Image {name} could not be found.")))
     }
-
-    /// Boots `spec` in `network` with `security_group` (`POST /servers`).
-    pub(super) async fn boot(
-        &self,
-        project: &str,
-        spec: &ServerSpec,
-        network: &str,
-        security_group: &str,
-    ) -> Result<Server, CloudError> {
-        let flavors = self.flavors(project).await?;
-        let Some(flavor) = flavors.iter().find(|f| f.name == spec.flavor) else {
-            return Err(CloudError::new(format!(
-                "Flavor {} could not be found.",
-                spec.flavor
-            )));
-        };
-        let image = self.image_id(project, &spec.image).await?;
-        let body = create_body(spec, &flavor.id, &image, network, security_group);
-        #[derive(Deserialize)]
-        struct Created {
-            id: String,
-        }
-        #[derive(Deserialize)]
-        struct Body {
-            server: Created,
-        }
-        // The answer carries the server's adminPass: read the id only, keep nothing else.
-        let reply = self
-            .send(
-                project,
-                Service::Compute,
-                Method::POST,
-                "servers",
-                &[],
-                Some(&body),
-            )
-            .await?
-            .ok()?;
-        let created: Body = reply.json(Service::Compute)?;
-        Ok(Server {
-            id: created.server.id,
-            name: spec.name.clone(),
-            kluster: spec.kluster.clone(),
-            status: ServerStatus::Build,
-            node: None,
-            age: Duration::ZERO,
-        })
-    }
-}
-
-/// The body of Nova's `POST /servers` for `spec` (microversion 2.67; user data base64).
-pub fn create_body(
-    spec: &ServerSpec,
-    flavor_id: &str,
-    image_id: &str,
-    network: &str,
-    security_group: &str,
-) -> serde_json::Value {
-    let mut server = json!({
-        "name": spec.name,
-        "flavorRef": flavor_id,
-        "imageRef": image_id,
-        "networks": [{ "uuid": network }],
-        "security_groups": [{ "name": security_group }],
-        "metadata": { KLUSTER_KEY: spec.kluster },
-        "tags": [TAG, format!("{KLUSTER_KEY}={}", spec.kluster)],
-        "config_drive": true,
-    });
-    if !spec.availability_zone.is_empty() {
-        server["availability_zone"] = json!(spec.availability_zone);
-    }
-    if !spec.user_data.is_empty() {
-        use base64::Engine as _;
-        let encoded = base64::engine::general_purpose::STANDARD.encode(&spec.user_data);
-        server["user_data"] = json!(encoded);
-    }
-    json!({ "server": server })
 }
 
 /// `s` as one URL path segment (ids are plain, but never let one add a path).

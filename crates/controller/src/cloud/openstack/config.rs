@@ -87,6 +87,11 @@ pub struct OpenStackConfig {
     pub renew_before: Duration,
     /// Security group of new servers when the caller names none (Kubernikus: `default`).
     pub security_group: String,
+    /// Name of the domain where each kluster gets a user of its own that boots its
+    /// servers (Kubernikus: `kubernikus`); empty: the service user acts for klusters.
+    pub kluster_user_domain: String,
+    /// Roles the kluster users get on their kluster's project (e.g. `member`).
+    pub kluster_user_roles: Vec<String>,
 }
 
 impl OpenStackConfig {
@@ -115,6 +120,8 @@ impl OpenStackConfig {
             retry_backoff: Duration::from_millis(200),
             renew_before: Duration::from_secs(300),
             security_group: "default".into(),
+            kluster_user_domain: String::new(),
+            kluster_user_roles: vec!["member".into()],
         }
     }
 
@@ -141,6 +148,11 @@ impl OpenStackConfig {
         }
         if self.timeout.is_zero() {
             return bad("the call timeout must be longer than 0");
+        }
+        if !self.kluster_user_domain.is_empty() && self.kluster_user_roles.is_empty() {
+            return bad(
+                "kluster users need at least one role (controller_openstack_kluster_user_roles)",
+            );
         }
         Ok(())
     }
@@ -170,6 +182,8 @@ impl std::fmt::Debug for OpenStackConfig {
             .field("retry_backoff", &self.retry_backoff)
             .field("renew_before", &self.renew_before)
             .field("security_group", &self.security_group)
+            .field("kluster_user_domain", &self.kluster_user_domain)
+            .field("kluster_user_roles", &self.kluster_user_roles)
             .finish()
     }
 }

@@ -104,6 +104,22 @@ impl Api {
         body: Option<&Value>,
     ) -> Result<Reply, CloudError> {
         let scope = Scope::Project(project.to_string());
+        self.send_as(&scope, service, method, path, query, body)
+            .await
+    }
+
+    /// [`Api::send`] with the token of `scope` (a kluster's own user, or the service user's
+    /// own project for Keystone's identity calls).
+    pub async fn send_as(
+        &self,
+        scope: &Scope,
+        service: Service,
+        method: Method,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<Reply, CloudError> {
+        let scope = scope.clone();
         let mut session = self.sessions.get(&scope).await?;
         let idempotent = method == Method::GET;
         let (mut attempt, mut renewed) = (0u32, false);
@@ -146,7 +162,11 @@ impl Api {
         body: Option<&Value>,
     ) -> Result<Reply, CloudError> {
         let c = &self.config;
-        let base = session.catalog.endpoint(service, &c.region, c.interface)?;
+        let base = match service {
+            Service::Identity => url::Url::parse(&format!("{}/", c.auth_url.trim_end_matches('/')))
+                .map_err(|e| CloudError::new(format!("Keystone URL: {e}")))?,
+            _ => session.catalog.endpoint(service, &c.region, c.interface)?,
+        };
         let mut url = base
             .join(path)
             .map_err(|e| CloudError::new(format!("{} path {path:?}: {e}", service.label())))?;

@@ -5,17 +5,20 @@
 //! [`config`] (settings; `Debug` hides the password), [`catalog`] (endpoints by service
 //! type, region and interface), [`auth`] (a token per project, renewed with the same scope
 //! before expiry or on a 401), [`http`] (timeouts, retries of GETs, OpenStack's error
-//! bodies, pagination), [`compute`] (Nova and Glance), [`network`] (Neutron), and
-//! [`resources`] (volumes, load balancers and routes klusters left).
+//! bodies, pagination), [`compute`] (Nova and Glance), [`boot`] (new servers), [`network`]
+//! (Neutron), [`resources`] (volumes, load balancers and routes klusters left) and
+//! [`identity`] (klusters' own Keystone users, when a domain for them is configured).
 //!
 //! Servers carry no node state: on a real cloud that comes from the kluster's own
 //! Kubernetes API, which this provider does not read.
 
 pub mod auth;
+pub mod boot;
 pub mod catalog;
 pub mod compute;
 pub mod config;
 pub mod http;
+pub mod identity;
 pub mod network;
 pub mod resources;
 #[cfg(test)]
@@ -26,12 +29,12 @@ use std::sync::Arc;
 use kluster::OpenstackMetadata;
 use time::OffsetDateTime;
 
-use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use super::{BoxFuture, Cloud, CloudError, KlusterUser, Quota, Resource, Server, ServerSpec};
 use auth::Scope;
 use catalog::Service;
 use http::Api;
 
-pub use compute::Placement;
+pub use boot::Placement;
 pub use config::{Interface, OpenStackConfig};
 
 /// The OpenStack provider. Cheap to clone; clones share tokens and connections.
@@ -210,5 +213,25 @@ impl Cloud for OpenStackCloud {
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         Box::pin(self.api.delete_resource(project, id))
+    }
+
+    fn kluster_user_domain(&self) -> Option<&str> {
+        Some(self.api.config().kluster_user_domain.as_str()).filter(|d| !d.is_empty())
+    }
+
+    fn ensure_kluster_user<'a>(
+        &'a self,
+        project: &'a str,
+        user: &'a KlusterUser,
+    ) -> BoxFuture<'a, Result<String, CloudError>> {
+        Box::pin(self.api.ensure_kluster_user(project, user))
+    }
+
+    fn delete_kluster_user<'a>(
+        &'a self,
+        project: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        Box::pin(self.api.delete_kluster_user(project, name))
     }
 }

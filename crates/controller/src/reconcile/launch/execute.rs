@@ -43,6 +43,20 @@ pub async fn reconcile(
             }
         }
     }
+    // Servers are booted by the kluster's own user when the cloud makes one.
+    let mut user = None;
+    if !plan.create.is_empty() {
+        match super::super::users::ensure(k, ctx).await? {
+            Ok(u) => user = u,
+            Err(e) => {
+                out.refused += 1;
+                let message = format!("Failed to create node: {e}");
+                ctx.warn(k, EventReason::FailedCreateNode, &message).await?;
+                k.status.node_pools = pools;
+                return Ok(out);
+            }
+        }
+    }
     for (i, count) in plan.create {
         let pool = &k.spec.node_pools[i];
         for _ in 0..count {
@@ -55,6 +69,7 @@ pub async fn reconcile(
                 network_id: k.spec.openstack.network_id.clone(),
                 security_group: k.spec.openstack.security_group_name.clone(),
                 user_data: user_data(&name, &pool.name),
+                user: user.clone(),
             };
             match ctx
                 .call(ctx.cloud().create_server(ctx.project, &spec))

@@ -4,19 +4,9 @@
 // person meets: a sign-in error, a rejected field, warnings with their next step.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { adminPassword, signIn } from "./support";
 
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
-
-async function signIn(page: Page, user = "alice", password = "alice-secret", domain = "demo", project = "demo") {
-  await page.goto("/login");
-  await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(password);
-  await page.getByLabel("User domain").fill(domain);
-  await page.getByLabel("Project", { exact: true }).fill(project);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
 
 /// Runs axe on the page as it is now; a violation fails the test (softly, so that one run
 /// lists every page's violations), each with its rule, impact and the elements it found.
@@ -51,7 +41,7 @@ for (const scheme of ["light", "dark"] as const) {
     await check(page, "404");
 
     // In staging (alice is its admin too), where the timeline test spends the quota as well.
-    await signIn(page, "alice", "alice-secret", "demo", "staging");
+    await signIn(page, "alice", { project: "staging" });
     // A kluster whose second pool wants more nodes than the project's quota: its last nodes
     // fail (FailedCreateNode), so the detail page and the timeline show warnings. (A zone the
     // cloud does not have is refused at create time now.)
@@ -103,7 +93,7 @@ for (const scheme of ["light", "dark"] as const) {
       const ctx = await browser.newContext({ colorScheme: scheme, baseURL: base });
       const ops = await ctx.newPage();
       try {
-        await signIn(ops, "admin", process.env.KS_ADMIN_PASSWORD ?? "admin-secret", "Default", "cloud_admin");
+        await signIn(ops, "admin", { password: adminPassword(), domain: "Default", project: "cloud_admin" });
         await ops.goto("/ops");
         await expect(ops.locator("#quota-table")).toBeVisible();
         await check(ops, "operations (needs attention, quotas)");

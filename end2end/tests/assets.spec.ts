@@ -3,6 +3,7 @@
 // precompressed and immutable, pages are no-store, and nothing breaks the Content-Security-
 // Policy or throws on the way.
 import { expect, test, type Page, type Response } from "@playwright/test";
+import { signIn } from "./support";
 
 /** Collects console errors, uncaught exceptions and CSP violations of a page. */
 function watch(page: Page) {
@@ -28,17 +29,6 @@ function assets(page: Page) {
     if (path.startsWith("/pkg/")) seen.set(path, r);
   });
   return seen;
-}
-
-async function signIn(page: Page) {
-  await page.goto("/login");
-  await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill("alice");
-  await page.getByLabel("Password").fill("alice-secret");
-  await page.getByLabel("User domain").fill("demo");
-  await page.getByLabel("Project", { exact: true }).fill("demo");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
 }
 
 const lazy = (seen: Map<string, Response>) => [...seen.keys()].filter((p) => p.includes("split___"));

@@ -1,22 +1,13 @@
 // Sign-in, header, project switch, sign-out, no-JavaScript sign-in, CSRF and cookie flags,
 // in a real browser against the real server and the real local Keystone.
 import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./support";
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
 
-async function signIn(page: Page, user: string, password: string, project = "demo", js = true) {
-  await page.goto("/login");
-  if (js) await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(password);
-  await page.getByLabel("User domain").fill("demo");
-  await page.getByLabel("Project", { exact: true }).fill(project);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
-
 test("alice signs in and sees who and where she is, and her roles", async ({ page, context }) => {
-  await signIn(page, "alice", "alice-secret");
+  await signIn(page, "alice", { lands: false });
   await expect(page).toHaveURL(/\/$/);
   await expect(page.locator("#whoami")).toHaveText("alice@demo");
   await expect(page.locator("#roles")).toContainText("kubernetes_admin");
@@ -33,7 +24,7 @@ test("alice signs in and sees who and where she is, and her roles", async ({ pag
 });
 
 test("a wrong password shows the message and keeps every field but the password", async ({ page }) => {
-  await signIn(page, "alice", "wrong-password");
+  await signIn(page, "alice", { password: "wrong-password", lands: false });
   await expect(page.getByText("Invalid user name or password")).toBeVisible();
   await expect(page.getByLabel("User name")).toHaveValue("alice");
   await expect(page.getByLabel("User domain")).toHaveValue("demo");
@@ -42,7 +33,7 @@ test("a wrong password shows the message and keeps every field but the password"
 });
 
 test("the project switcher rescopes the session", async ({ page }) => {
-  await signIn(page, "alice", "alice-secret");
+  await signIn(page, "alice", { lands: false });
   await expect(page.locator("#whoami")).toHaveText("alice@demo");
   const select = page.getByLabel("Project", { exact: true });
   await expect(select.locator("option")).toHaveText(["demo", "staging"]);
@@ -54,13 +45,13 @@ test("the project switcher rescopes the session", async ({ page }) => {
 });
 
 test("a member sees the member role only", async ({ page }) => {
-  await signIn(page, "bob", "bob-secret");
+  await signIn(page, "bob", { lands: false });
   await expect(page.locator("#whoami")).toHaveText("bob@demo");
   await expect(page.locator("#roles")).toHaveText("kubernetes_member");
 });
 
 test("sign-out ends the session", async ({ page }) => {
-  await signIn(page, "alice", "alice-secret");
+  await signIn(page, "alice", { lands: false });
   await expect(page.locator("#whoami")).toHaveText("alice@demo");
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login/);
@@ -73,7 +64,7 @@ test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
   test("sign-in, switch and sign-out work as plain forms", async ({ page }) => {
-    await signIn(page, "alice", "alice-secret", "demo", false);
+    await signIn(page, "alice", { js: false, lands: false });
     await expect(page.locator("#whoami")).toHaveText("alice@demo");
     await page.getByLabel("Project", { exact: true }).selectOption({ label: "staging" });
     await page.getByRole("button", { name: "Switch" }).click();
@@ -84,7 +75,7 @@ test.describe("without JavaScript", () => {
   });
 
   test("a wrong password comes back with the fields kept", async ({ page }) => {
-    await signIn(page, "alice", "nope", "demo", false);
+    await signIn(page, "alice", { password: "nope", js: false, lands: false });
     await expect(page.getByText("Invalid user name or password")).toBeVisible();
     await expect(page.getByLabel("User name")).toHaveValue("alice");
     await expect(page.getByLabel("Project", { exact: true })).toHaveValue("demo");

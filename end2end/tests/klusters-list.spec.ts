@@ -3,17 +3,7 @@
 // navigates), and a live change updates only its own row. Real server, real Keystone,
 // embedded controller with 2-second phases (scripts/test).
 import { expect, test, type Page } from "@playwright/test";
-
-async function signIn(page: Page, user: string, js = true) {
-  await page.goto("/login");
-  if (js) await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(`${user}-secret`);
-  await page.getByLabel("User domain").fill("demo");
-  await page.getByLabel("Project", { exact: true }).fill("demo");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
+import { signIn } from "./support";
 
 const headers = () => ({ Origin: new URL(test.info().project.use.baseURL!).origin, Accept: "application/json" });
 
@@ -55,7 +45,7 @@ test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
   test("search, phase filter and sort are plain GET requests", async ({ page }) => {
-    await signIn(page, "alice", false);
+    await signIn(page, "alice", { js: false });
     const t = tag("nl");
     await makeThree(page, t);
     await page.goto("/");

@@ -4,22 +4,10 @@
 // 2-second phases (scripts/test).
 import { execFileSync } from "node:child_process";
 import { expect, test, type Page } from "@playwright/test";
+import { signIn, unique } from "./support";
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
-
-async function signIn(page: Page, user: string, js = true) {
-  await page.goto("/login");
-  if (js) await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(`${user}-secret`);
-  await page.getByLabel("User domain").fill("demo");
-  await page.getByLabel("Project", { exact: true }).fill("demo");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
-
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36).slice(-5)}`;
 
 test("alice creates a kluster, watches it run, downloads its kubeconfig, scales and deletes it", async ({ page }) => {
   test.setTimeout(120_000);
@@ -159,7 +147,7 @@ test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
   test("the create form submits and shows the server's errors, keeping the values", async ({ page }) => {
-    await signIn(page, "alice", false);
+    await signIn(page, "alice", { js: false });
     await page.goto("/klusters/new");
     await page.getByLabel("Kluster name").fill("Bad_Name");
     await page.getByLabel("Nodes").fill("500");

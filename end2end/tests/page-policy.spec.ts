@@ -4,19 +4,9 @@
 // non-page policy ("default-src 'none'"), and the body must hydrate. Issue 33: a page
 // sometimes arrived with the non-page policy, unstyled and dead, until a reload.
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { adminPassword, signIn } from "./support";
 
 const ROUNDS = 4;
-
-async function signIn(page: Page, user: string, password: string, domain: string, project: string) {
-  await page.goto("/login");
-  await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(password);
-  await page.getByLabel("User domain").fill(domain);
-  await page.getByLabel("Project", { exact: true }).fill(project);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
 
 /** Loads `path` as a document; its policy must carry the nonce of every inline script of its
  * HTML (read from the answer: the browser hides nonces from the DOM), and it must hydrate. */
@@ -41,7 +31,7 @@ async function load(page: Page, path: string, problems: string[]) {
 async function admin(browser: Browser, base: string) {
   const ctx = await browser.newContext({ baseURL: base });
   const page = await ctx.newPage();
-  await signIn(page, "admin", process.env.KS_ADMIN_PASSWORD ?? "admin-secret", "Default", "cloud_admin");
+  await signIn(page, "admin", { password: adminPassword(), domain: "Default", project: "cloud_admin" });
   return { ctx, page };
 }
 
@@ -55,7 +45,7 @@ test("every page, loaded again and again, carries its nonce policy and hydrates"
   const base = test.info().project.use.baseURL!;
   const headers = { Origin: new URL(base).origin, Accept: "application/json" };
   for (let i = 0; i < ROUNDS; i++) await load(page, "/login", problems);
-  await signIn(page, "alice", "alice-secret", "demo", "demo");
+  await signIn(page, "alice");
   const name = `policy-${Date.now().toString(36).slice(-5)}`;
   const created = await page.request.post("/api/create_kluster", {
     headers,

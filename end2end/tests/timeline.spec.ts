@@ -2,30 +2,20 @@
 // step, filters work, and the kluster list updates itself. Runs in project "staging" so its
 // quota-busting kluster does not starve the other tests.
 import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./support";
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
 
-async function signIn(page: Page, project: string) {
-  await page.goto("/login");
-  await page.waitForSelector("body[data-hydrated]");
-  await page.getByLabel("User name").fill("alice");
-  await page.getByLabel("Password").fill("alice-secret");
-  await page.getByLabel("User domain").fill("demo");
-  await page.getByLabel("Project", { exact: true }).fill(project);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
-
 test("quota errors arrive live with the next step, and the list follows by itself", async ({ page, browser }) => {
   test.setTimeout(90_000);
-  await signIn(page, "staging");
+  await signIn(page, "alice", { project: "staging" });
   await page.waitForSelector("body[data-hydrated]");
   await expect(page.getByText("● Live")).toBeVisible({ timeout: 15_000 });
 
   // Another browser creates a kluster that needs more than the quota.
   const other = await browser.newPage();
-  await signIn(other, "staging");
+  await signIn(other, "alice", { project: "staging" });
   await other.goto("/klusters/new");
   await other.waitForSelector("body[data-hydrated]");
   const name = `quota-${Date.now().toString(36).slice(-5)}`;

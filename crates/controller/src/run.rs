@@ -319,13 +319,19 @@ pub async fn start(
         metrics: metrics.clone(),
     };
     tracing::info!(%addr, db = %config.database, cloud = config.cloud.name(), "controller listening");
+    let mut pace = config.pace;
+    if let Some(t) = config.cloud.call_timeout() {
+        // A real cloud answers at its own speed, not at the simulated phases' pace.
+        pace.call_timeout = pace.call_timeout.max(t);
+        pace.project_budget = pace.project_budget.max(crate::reconcile::default_budget(t));
+    }
     let reconciler = crate::reconcile::Reconciler {
         store: state.store.clone(),
         cloud: state.cloud.clone(),
-        timing: config.pace.timing,
-        call_timeout: config.pace.call_timeout,
-        concurrency: config.pace.reconcile_concurrency,
-        project_budget: config.pace.project_budget,
+        timing: pace.timing,
+        call_timeout: pace.call_timeout,
+        concurrency: pace.reconcile_concurrency,
+        project_budget: pace.project_budget,
         lease_ttl: config.pace.lease_ttl,
         lease: Arc::default(),
         metrics,

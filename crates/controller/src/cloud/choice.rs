@@ -36,6 +36,18 @@ impl CloudChoice {
         }
     }
 
+    /// How long the reconcilers let one call of this cloud take at least: a real cloud's
+    /// provider bounds its own calls (its timeout, GETs tried `attempts` times), whatever
+    /// pace the simulated phases set. `None`: the pace decides.
+    pub fn call_timeout(&self) -> Option<std::time::Duration> {
+        match self {
+            CloudChoice::Simulated => None,
+            CloudChoice::OpenStack(c) => {
+                Some(c.timeout.saturating_mul(c.attempts.saturating_add(1)))
+            }
+        }
+    }
+
     /// Builds the cloud; the simulator keeps its state in `store`. Nothing is called yet.
     pub fn build(&self, sim: SimConfig, store: &Store) -> Result<Built, CloudError> {
         Ok(match self {
@@ -63,5 +75,21 @@ pub async fn check_at_start(cloud: Arc<dyn Cloud>) {
     match cloud.check().await {
         Ok(()) => tracing::info!("the cloud answers: signed in, its services are in the catalog"),
         Err(e) => tracing::error!("the cloud is not usable: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_real_cloud_sets_its_own_call_bound_and_the_simulator_none() {
+        assert_eq!(CloudChoice::Simulated.call_timeout(), None);
+        let mut c = OpenStackConfig::new("http://ks/v3", "u", "p", "Default", "service");
+        c.timeout = Duration::from_secs(30);
+        c.attempts = 3;
+        let bound = CloudChoice::OpenStack(Box::new(c)).call_timeout();
+        assert_eq!(bound, Some(Duration::from_secs(120)));
     }
 }

@@ -45,6 +45,7 @@ use tower_sessions::{cookie::SameSite, Expiry, SessionManagerLayer, SessionStore
 
 pub use config::{Config, SessionStoreKind};
 use health::Readiness;
+pub use metrics::{MergeOps, Ops};
 
 /// Axum state: Leptos options for rendering and the server functions' state, behind one
 /// `Arc`: axum clones the state of the handler it routes every request to (cloned whole,
@@ -370,39 +371,6 @@ pub fn router<S: SessionStore + Clone>(
             config.trusted_proxies.clone(),
             client_ip::resolve,
         ))
-}
-
-/// What `/metrics` reads at scrape time, and the metrics themselves.
-#[derive(Clone, Debug)]
-pub struct Ops {
-    /// The dashboard's metrics.
-    pub metrics: metrics::DashboardMetrics,
-    /// Counts the stored sessions.
-    pub sessions: stores::SessionCount,
-    /// The live streams' hub.
-    pub hub: Arc<live::Hub>,
-}
-
-/// Adds `/metrics` and the request metrics to a router from [`router`].
-pub trait MergeOps {
-    /// The router with `GET /metrics` and every request counted.
-    fn merge_ops(self, ops: Ops) -> Router;
-}
-
-impl MergeOps for Router {
-    fn merge_ops(self, ops: Ops) -> Router {
-        let m = ops.metrics.clone();
-        self.route("/metrics", get(move || scrape(ops.clone())))
-            .layer(axum::middleware::from_fn_with_state(m, metrics::track))
-    }
-}
-
-/// `GET /metrics`: the dashboard's metrics in the Prometheus text format.
-async fn scrape(ops: Ops) -> axum::response::Response {
-    let (streams, feeds) = ops.hub.counts();
-    ops.metrics.set_live(streams, feeds);
-    ops.metrics.set_sessions(ops.sessions.count().await);
-    controller::metrics::exposition(controller::metrics::render(&ops.metrics.registry))
 }
 
 /// Answers a call under `/api/` that no server function serves (each function has its own

@@ -197,3 +197,36 @@ pub async fn track(State(m): State<DashboardMetrics>, req: Request, next: Next) 
         .observe(method, &route, res.status().as_u16(), start.elapsed());
     res
 }
+
+/// What `/metrics` reads at scrape time, and the metrics themselves.
+#[derive(Clone, Debug)]
+pub struct Ops {
+    /// The dashboard's metrics.
+    pub metrics: DashboardMetrics,
+    /// Counts the stored sessions.
+    pub sessions: crate::stores::SessionCount,
+    /// The live streams' hub.
+    pub hub: std::sync::Arc<crate::live::Hub>,
+}
+
+/// Adds `/metrics` and the request metrics to a router from [`crate::router`].
+pub trait MergeOps {
+    /// The router with `GET /metrics` and every request counted.
+    fn merge_ops(self, ops: Ops) -> axum::Router;
+}
+
+impl MergeOps for axum::Router {
+    fn merge_ops(self, ops: Ops) -> axum::Router {
+        let m = ops.metrics.clone();
+        self.route("/metrics", axum::routing::get(move || scrape(ops.clone())))
+            .layer(axum::middleware::from_fn_with_state(m, track))
+    }
+}
+
+/// `GET /metrics`: the dashboard's metrics in the Prometheus text format.
+async fn scrape(ops: Ops) -> axum::response::Response {
+    let (streams, feeds) = ops.hub.counts();
+    ops.metrics.set_live(streams, feeds);
+    ops.metrics.set_sessions(ops.sessions.count().await);
+    controller::metrics::exposition(controller::metrics::render(&ops.metrics.registry))
+}

@@ -3,8 +3,10 @@
 //! `cinder.csi.openstack.org/cluster` metadata, or our `kluster` key), Octavia load
 //! balancers (the cloud controller manager's `kube_service_<cluster>_<namespace>_<service>`
 //! names, or its "… from cluster <cluster>" description — the simulator uses the same name
-//! pattern), and router routes whose next hop is a kluster's server (named `route-<server>`
-//! like the simulator's). Each gets an id saying what it is, for [`Api::delete_resource`].
+//! pattern), and router routes whose next hop is a kluster's server on one of the router's
+//! networks (named `route-<server>` like the simulator's; see [`route_node`]). Every match
+//! is on the whole kluster name, never a prefix. Each gets an id saying what it is, for
+//! [`Api::delete_resource`].
 
 use std::collections::HashMap;
 
@@ -57,13 +59,43 @@ struct LoadBalancer {
     provisioning_status: String,
 }
 
-/// The kluster a volume was made for, from its metadata.
+/// The kluster a volume was made for, from its metadata (the first key with a value).
 pub fn volume_kluster(metadata: &HashMap<String, String>) -> Option<String> {
     VOLUME_CLUSTER_KEYS
         .iter()
-        .find_map(|k| metadata.get(*k))
-        .filter(|k| !k.is_empty())
+        .filter_map(|k| metadata.get(*k))
+        .find(|k| !k.is_empty())
         .cloned()
+}
+
+/// One address of a kluster's server, as Nova lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeAddress<'a> {
+    /// The server's kluster.
+    pub kluster: &'a str,
+    /// The server's name.
+    pub server: &'a str,
+    /// The name of the network the address is on.
+    pub network: &'a str,
+    /// The address.
+    pub addr: &'a str,
+}
+
+/// The kluster server a route via `nexthop` leads to, on a router whose interfaces are on
+/// `networks` (names; empty when unknown, then any network counts): the servers with that
+/// address there, if they are all one kluster's. `None` when no kluster's server has it, or
+/// servers of two klusters do (an address reused on another network): then the route is
+/// no kluster's to delete.
+pub fn route_node<'a>(
+    nexthop: &str,
+    networks: &[&str],
+    nodes: &'a [NodeAddress<'a>],
+) -> Option<&'a NodeAddress<'a>> {
+    let mut there = nodes
+        .iter()
+        .filter(|n| n.addr == nexthop && (networks.is_empty() || networks.contains(&n.network)));
+    let first = there.next()?;
+    there.all(|n| n.kluster == first.kluster).then_some(first)
 }
 
 /// The kluster of a load balancer: `kube_service_<kluster>_…` (kluster names have no
@@ -221,21 +253,36 @@ impl Api {
             .collect())
     }
 
-    /// Routes of the project's routers whose next hop is a kluster's server.
+    /// Routes of the project's routers whose next hop is a kluster's server on one of the
+    /// router's networks ([`route_node`]).
     async fn kluster_routes(&self, project: &str) -> Result<Vec<Resource>, CloudError> {
-        let (routers, servers) =
-            tokio::try_join!(self.routers(project), self.nova_servers(project))?;
-        let mut owner: HashMap<&str, (&str, &str)> = HashMap::new();
+        let (routers, tree, servers) = tokio::try_join!(
+            self.routers(project),
+            self.router_tree(project),
+            self.nova_servers(project)
+        )?;
+        let mut nodes = Vec::new();
         for s in &servers {
             let Some(kluster) = s.kluster() else { continue };
-            for addr in s.addresses.values().flatten() {
-                owner.insert(addr.addr.as_str(), (kluster, s.name.as_str()));
+            for (network, addrs) in &s.addresses {
+                nodes.extend(addrs.iter().map(|a| NodeAddress {
+                    kluster,
+                    server: s.name.as_str(),
+                    network: network.as_str(),
+                    addr: a.addr.as_str(),
+                }));
             }
         }
         let mut out = Vec::new();
         for r in &routers {
+            // The networks of its interfaces (known for routers with a gateway).
+            let networks: Vec<&str> = tree
+                .iter()
+                .filter(|t| t.id == r.id)
+                .flat_map(|t| t.networks.iter().map(|n| n.name.as_str()))
+                .collect();
             for route in &r.routes {
-                let Some((kluster, server)) = owner.get(route.nexthop.as_str()) else {
+                let Some(node) = route_node(&route.nexthop, &networks, &nodes) else {
                     continue;
                 };
                 out.push(Resource {
@@ -245,9 +292,9 @@ impl Api {
                         nexthop: route.nexthop.clone(),
                     }
                     .encode(),
-                    kluster: kluster.to_string(),
+                    kluster: node.kluster.to_string(),
                     kind: ResourceKind::Route,
-                    name: format!("route-{server}"),
+                    name: format!("route-{}", node.server),
                     deleting: false,
                 });
             }
@@ -310,3 +357,6 @@ impl Api {
             .is_ok())
     }
 }
+
+#[cfg(test)]
+mod tests;

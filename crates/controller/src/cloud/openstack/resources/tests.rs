@@ -1,0 +1,91 @@
+//! Whose a volume, load balancer or route is: the whole kluster name, never a prefix, and a
+//! route only via a server on one of its router's networks.
+
+use std::collections::HashMap;
+
+use super::{load_balancer_kluster, route_node, volume_kluster, NodeAddress};
+
+fn meta(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn look_alike_names_are_not_the_klusters() {
+    let csi = "cinder.csi.openstack.org/cluster";
+    assert_eq!(
+        volume_kluster(&meta(&[(csi, "dbr10")])),
+        Some("dbr10".into())
+    );
+    assert_eq!(
+        volume_kluster(&meta(&[("kluster", "dbr1")])),
+        Some("dbr1".into())
+    );
+    // An empty first key does not hide the second.
+    let both = meta(&[(csi, ""), ("kluster", "dbr1")]);
+    assert_eq!(volume_kluster(&both), Some("dbr1".into()));
+    assert_eq!(volume_kluster(&meta(&[("owner", "dbr1")])), None);
+    assert_eq!(volume_kluster(&meta(&[("kluster", "")])), None);
+
+    let lb = |name: &str, description: Option<&str>| load_balancer_kluster(name, description);
+    assert_eq!(
+        lb("kube_service_dbr10_default_web", None),
+        Some("dbr10".into())
+    );
+    assert_eq!(
+        lb("kube_service_dbr1-old_ns_web", None),
+        Some("dbr1-old".into())
+    );
+    assert_eq!(lb("dbr1-ingress", Some("load balancer of dbr1")), None);
+    assert_eq!(lb("kube-service-dbr1", None), None);
+    let described = Some("Kubernetes external service ns/web from cluster dbr10");
+    assert_eq!(lb("ingress", described), Some("dbr10".into()));
+    assert_eq!(lb("x", Some("from cluster dbr1 (old)")), None);
+}
+
+fn node<'a>(kluster: &'a str, network: &'a str, addr: &'a str) -> NodeAddress<'a> {
+    NodeAddress {
+        kluster,
+        server: "kks-server",
+        network,
+        addr,
+    }
+}
+
+#[test]
+fn a_route_is_a_klusters_only_via_its_server_on_the_routers_networks() {
+    let nodes = [
+        node("dbr1", "private", "10.180.0.5"),
+        node("dbr10", "private", "10.180.0.6"),
+        // The same address on another network, another router's.
+        node("dbr10", "lab", "10.180.0.5"),
+    ];
+    let on = |nexthop: &str, networks: &[&str]| route_node(nexthop, networks, &nodes);
+    assert_eq!(
+        on("10.180.0.5", &["private"]).map(|n| n.kluster),
+        Some("dbr1")
+    );
+    assert_eq!(on("10.180.0.5", &["lab"]).map(|n| n.kluster), Some("dbr10"));
+    assert_eq!(
+        on("10.180.0.6", &["private"]).map(|n| n.kluster),
+        Some("dbr10")
+    );
+    // Not via a server on the router's networks, or via no server: nobody's.
+    assert_eq!(on("10.180.0.6", &["lab"]), None);
+    assert_eq!(on("10.180.0.250", &["private"]), None);
+    // The router's networks unknown: any network, unless two klusters have the address.
+    assert_eq!(on("10.180.0.6", &[]).map(|n| n.kluster), Some("dbr10"));
+    assert_eq!(on("10.180.0.5", &[]), None);
+    assert_eq!(on("10.180.0.5", &["private", "lab"]), None);
+    // Two addresses of one kluster's servers are still that kluster's.
+    let same = [
+        node("dbr1", "private", "10.1.0.5"),
+        node("dbr1", "lab", "10.1.0.5"),
+    ];
+    assert_eq!(
+        route_node("10.1.0.5", &[], &same).map(|n| n.kluster),
+        Some("dbr1")
+    );
+}

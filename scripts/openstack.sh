@@ -7,13 +7,19 @@
 # process of its own; configs, databases, logs and pid files live under $OS_HOME. Never uses
 # systemd or the system services the packages ship. Run as root (apt, Linux bridge agent).
 #
-# Usage: scripts/openstack.sh install|start|stop|status|env|purge
+# Usage: scripts/openstack.sh install|start|stop|status|env|purge|kill|start-one|restart [NAME]
 #   install  apt-get the packages that are missing (no service is started: policy-rc.d)
 #   start    install if missing, start Keystone if needed, init + start everything, register
 #            the catalog, seed flavors/image/networks/quotas, write $OS_HOME/openstack.env.
 #            Idempotent: with everything up it only checks and re-seeds (a few seconds).
 #   stop     stop every process started here   status  exit 0 when every service answers
 #   env      print openstack.env               purge   stop, then delete $OS_HOME
+#   One service, NAME as in `status` (nova-api, rabbitmq, mysqld, ...), for fault tests:
+#   kill NAME       kill -9 its process group, as a crash would, and wait until it is gone
+#   start-one NAME  start it unless it runs, and wait until it answers again: its port
+#                   (the APIs, MariaDB, RabbitMQ, epmd), a heartbeat newer than its start
+#                   (nova-compute, the Linux bridge agent), else its process runs
+#   restart NAME    stop it (TERM, then KILL after 10 s), then start-one
 #
 # Tunables (env):
 #   OS_HOME (.state/openstack)   state dir          OS_REGION (RegionOne)
@@ -316,6 +322,45 @@ do_start() {
   say "$(printf '%-28s' "ready (total)") $(since "$T0")  env: $OS_HOME/openstack.env"
 }
 
+# One service (kill, start-one, restart): NAME must be one of SERVICES.
+known() {
+  [[ -n ${1:-} && " ${SERVICES[*]} " == *" $1 "* ]] || fail "no service ${1:-(none)}; one of: ${SERVICES[*]}"
+  [[ -d $RUN ]] || fail "not initialised ($OS_HOME): run start first"
+}
+dead() { ! alive "$1"; }
+kill_one() {
+  alive "$1" || { rm -f "$RUN/$1.pid"; say "$1 was not running"; return 0; }
+  local pid; pid=$(cat "$RUN/$1.pid")
+  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  wait_for 10 "$1 to die" dead "$1"
+  rm -f "$RUN/$1.pid"
+  say "$1 killed (pid $pid)"
+}
+# ready NAME: it answers as after start (see start-one in the header)
+ready() {
+  local a
+  for a in "${APIS[@]}"; do [[ ${a%%:*} == "$1" ]] && { http_answers "${a#*:}"; return; }; done
+  case $1 in
+    mysqld) mysql_root -e 'select 1' ;;
+    epmd) port_open "$OS_EPMD_PORT" ;;
+    rabbitmq) port_open "$OS_RABBIT_PORT" ;;
+    *) alive "$1" ;;
+  esac
+}
+start_one() {
+  local t end=$(( $(date +%s) + 180 )); t=$(now)
+  [[ $1 == rabbitmq ]] && ! alive epmd && start_one epmd
+  launch "$1"
+  until ready "$1" >/dev/null 2>&1; do
+    alive "$1" || fail "$1 died: tail of $LOGS/$1.log:
+$(tail -15 "$LOGS/$1.log")"
+    (( $(date +%s) < end )) || fail "timeout waiting for $1 (logs: $LOGS)"
+    sleep 0.2
+  done
+  case $1 in nova-compute|neutron-linuxbridge-agent) seed_py wait ;; esac
+  say "$1 answers (pid $(cat "$RUN/$1.pid")) after $(since "$t")"
+}
+
 do_status() {
   local s a ok=0 port
   for s in "${SERVICES[@]}"; do
@@ -335,5 +380,8 @@ case "${1:-}" in
   status) [[ -d $RUN ]] || { echo "not initialised ($OS_HOME)"; exit 1; }; do_status ;;
   env) cat "$OS_HOME/openstack.env" ;;
   purge) [[ -d $RUN ]] && stop_all; rm -rf "$OS_HOME"; say "purged $OS_HOME" ;;
-  *) echo "usage: $0 install|start|stop|status|env|purge" >&2; exit 2 ;;
+  kill) known "${2:-}"; kill_one "$2" ;;
+  start-one) known "${2:-}"; start_one "$2" ;;
+  restart) known "${2:-}"; stop_one "$2"; start_one "$2" ;;
+  *) echo "usage: $0 install|start|stop|status|env|purge|kill|start-one|restart [NAME]" >&2; exit 2 ;;
 esac

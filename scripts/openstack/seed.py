@@ -32,6 +32,8 @@ SERVICES = [  # (service user + service name, type)
 ]
 FLAVORS = [("m1.small", 1, 2048, 20), ("m1.medium", 2, 4096, 40), ("m1.large", 4, 8192, 80)]
 IMAGE = "flatcar-stable"
+DEFAULT_IMAGE = "flatcar-stable-amd64"   # kluster::defaults::IMAGE
+KLUSTER_USER_DOMAIN = "kubernikus"       # where klusters' own users are made
 EXTERNAL = "FloatingIP-external"
 PROJECT_CIDRS = {"demo": "10.180.0.0/24", "staging": "10.181.0.0/24"}
 
@@ -97,6 +99,8 @@ def register():
              for r in ("admin", "member", "reader", "service", "load-balancer_member", "network_admin")}
     if not req("GET", f"{KS}/regions/{REGION}", tok=T, ok=None)[0] == 200:
         req("POST", f"{KS}/regions", {"region": {"id": REGION}}, tok=T)
+    ks_ensure(T, "domains", "domain", f"name={KLUSTER_USER_DOMAIN}",
+              {"name": KLUSTER_USER_DOMAIN, "description": "Mission Control: klusters' own users"})
     svc_project = ks_ensure(T, "projects", "project", "name=service&domain_id=default",
                             {"name": "service", "domain_id": "default"})["id"]
     for user, stype in SERVICES:
@@ -172,13 +176,17 @@ def seed():
             req("POST", f"{nova}/flavors", {"flavor": {"name": name, "vcpus": vcpus, "ram": ram, "disk": disk}}, tok=T)
     env["MC_TEST_OS_FLAVOR"] = FLAVORS[0][0]
 
-    imgs = find(f"{glance}/v2/images", "images", T, name=IMAGE)
-    img = imgs[0] if imgs else req("POST", f"{glance}/v2/images", {"name": IMAGE, "disk_format": "qcow2",
-                                   "container_format": "bare", "visibility": "public"}, tok=T)[2]
-    if img["status"] == "queued":
-        req("PUT", f"{glance}/v2/images/{img['id']}/file", tok=T, data=b"not a real flatcar image\n" * 64,
-            headers={"Content-Type": "application/octet-stream"})
-    env.update(MC_TEST_OS_IMAGE=IMAGE, MC_TEST_OS_IMAGE_ID=img["id"])
+    # IMAGE for the tests, and the Kubernikus API's default image name, which the dashboard's
+    # create form leaves in place.
+    for name in (IMAGE, DEFAULT_IMAGE):
+        imgs = find(f"{glance}/v2/images", "images", T, name=name)
+        img = imgs[0] if imgs else req("POST", f"{glance}/v2/images", {"name": name, "disk_format": "qcow2",
+                                       "container_format": "bare", "visibility": "public"}, tok=T)[2]
+        if img["status"] == "queued":
+            req("PUT", f"{glance}/v2/images/{img['id']}/file", tok=T, data=b"not a real flatcar image\n" * 64,
+                headers={"Content-Type": "application/octet-stream"})
+        if name == IMAGE:
+            env.update(MC_TEST_OS_IMAGE=IMAGE, MC_TEST_OS_IMAGE_ID=img["id"])
 
     ext = find(f"{net}/networks", "networks", T, name=EXTERNAL)
     ext = ext[0] if ext else req("POST", f"{net}/networks", {"network": {

@@ -219,6 +219,8 @@ async fn nova_api_killed_mid_create_leaves_the_pool_at_its_size() {
         return;
     };
     let Some(home) = os_home() else { return };
+    // Tests of other processes on this cloud wait while a service is down.
+    let _whole = common::openstack::cloud_lock(true).await;
     let name = f.name("n");
     f.create(&name, 3).await;
     // The first node's create has been answered (its event is written right then) and the
@@ -307,6 +309,8 @@ async fn rabbitmq_restarted_then_a_scale_up_still_boots() {
         return;
     };
     let Some(home) = os_home() else { return };
+    // Tests of other processes on this cloud wait while a service is down.
+    let _whole = common::openstack::cloud_lock(true).await;
     let name = f.name("r");
     f.create(&name, 1).await;
     f.active(&name, 1, Duration::from_secs(120)).await;

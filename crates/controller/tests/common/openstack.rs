@@ -137,3 +137,27 @@ pub async fn scale(app: &axum::Router, tok: &str, name: &str, size: i64) {
     let (status, v) = super::call(app, "PUT", &path, Some(tok), Some(k.to_string())).await;
     assert_eq!(status, 200, "{v}");
 }
+
+/// A lock between the test processes that share the test cloud: the tests that kill or
+/// restart one of its services hold it exclusively until the cloud is whole again; a test
+/// running beside them (the token soak) holds it shared around each step that needs the
+/// cloud whole. Released when the file is dropped.
+pub async fn cloud_lock(exclusive: bool) -> std::fs::File {
+    let path = std::env::temp_dir().join("mc-test-openstack-services.lock");
+    tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .expect("the lock file opens");
+        match exclusive {
+            true => file.lock(),
+            false => file.lock_shared(),
+        }
+        .expect("the lock is taken");
+        file
+    })
+    .await
+    .expect("the lock's thread")
+}

@@ -1,7 +1,9 @@
 //! The flight reconciler's decision (Kubernikus's flight): while a kluster runs, servers in
-//! ERROR and servers that never registered as nodes within the allowed time are deleted, so
-//! that launch replaces them. Where nothing reports nodes ([`NodeSource::Unknown`], a real
-//! cloud) a server is never deleted for not registering: only for ERROR.
+//! ERROR, servers still building after the allowed time, and servers that never registered
+//! as nodes within it are deleted, so that launch replaces them. Where nothing reports nodes
+//! ([`NodeSource::Unknown`], a real cloud) a server is never deleted for not registering:
+//! only for ERROR or for building too long (e.g. its boot message lost while RabbitMQ was
+//! down).
 
 use std::time::Duration;
 
@@ -18,6 +20,8 @@ pub enum Why {
     Errored,
     /// It was up but never registered as a node within the allowed time.
     NeverRegistered,
+    /// Nova was still building it after the allowed time.
+    StuckBuilding,
 }
 
 /// A server flight removes.
@@ -52,6 +56,7 @@ pub fn plan_with(
                 ServerStatus::Active if unregistered && s.age >= register_timeout => {
                     Why::NeverRegistered
                 }
+                ServerStatus::Build if s.age >= register_timeout => Why::StuckBuilding,
                 _ => return None,
             };
             Some(Grounding {
@@ -85,6 +90,10 @@ pub async fn reconcile(
             Why::Errored => "it went into ERROR".to_string(),
             Why::NeverRegistered => format!(
                 "it did not register as a node within {}",
+                super::ctx::human(register_timeout)
+            ),
+            Why::StuckBuilding => format!(
+                "it was still building after {}",
                 super::ctx::human(register_timeout)
             ),
         };
@@ -136,7 +145,8 @@ mod tests {
             (server("b", Active, false, 59), None),
             (server("c", Active, false, 60), Some(Why::NeverRegistered)),
             (server("d", Active, true, 600), None),
-            (server("e", Build, false, 600), None),
+            (server("e", Build, false, 59), None),
+            (server("g", Build, false, 600), Some(Why::StuckBuilding)),
             (server("f", Deleting, false, 600), None),
         ];
         for (s, want) in cases {
@@ -146,15 +156,22 @@ mod tests {
     }
 
     #[test]
-    fn with_unknown_nodes_only_errored_servers_are_grounded() {
+    fn with_unknown_nodes_only_errored_and_stuck_servers_are_grounded() {
         use ServerStatus::*;
         let t = Duration::from_secs(60);
         let old = server("old", Active, false, 6000);
         let broken = server("broken", Error, false, 1);
-        let got: Vec<_> = plan_with(&[&old, &broken], t, NodeSource::Unknown)
+        let stuck = server("stuck", Build, false, 6000);
+        let got: Vec<_> = plan_with(&[&old, &broken, &stuck], t, NodeSource::Unknown)
             .into_iter()
             .map(|g| (g.name, g.why))
             .collect();
-        assert_eq!(got, vec![("broken".to_string(), Why::Errored)]);
+        assert_eq!(
+            got,
+            vec![
+                ("broken".to_string(), Why::Errored),
+                ("stuck".to_string(), Why::StuckBuilding)
+            ]
+        );
     }
 }

@@ -3,12 +3,14 @@
 //! routes), then its nodes, and only then is it removed. Waiting is reported with
 //! `WaitingForDeorbit<Kind>` events and completion with `SuccessfulDeorbit<Kind>`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+
+use futures_util::stream::{self, StreamExt};
 
 use kluster::{EventReason, Kluster};
 
 use super::ctx::{Ctx, Observed, Outcome};
-use crate::cloud::{Resource, ResourceKind, Server, ServerStatus};
+use crate::cloud::{CloudError, Resource, ResourceKind, Server, ServerStatus};
 use crate::store::StoreError;
 
 /// One step of tearing a kluster down.
@@ -180,40 +182,51 @@ pub async fn reconcile(
             return Ok(out);
         }
     }
-    for step in steps {
+    // The plan's deletes go out together (at most 8 at once); events follow in plan order.
+    let mut deletes = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let call = match step {
+            Step::DeleteResource { id, .. } => ctx.cloud().delete_resource(project, id),
+            Step::DeleteServer { id, .. } => ctx.cloud().delete_server(project, id),
+            _ => continue,
+        };
+        deletes.push(async move { (i, ctx.call(call).await) });
+    }
+    let mut done: HashMap<usize, Result<(), CloudError>> =
+        stream::iter(deletes).buffer_unordered(8).collect().await;
+    for (i, step) in steps.into_iter().enumerate() {
+        let result = done.remove(&i).unwrap_or(Ok(()));
         match step {
-            Step::DeleteResource { id, name: what } => {
-                match ctx.call(ctx.cloud().delete_resource(project, &id)).await {
-                    Ok(()) => {
-                        out.deleted += 1;
-                        tracing::info!(
-                            controller = "deorbit",
-                            kluster = name,
-                            project,
-                            resource = what,
-                            "deleting"
-                        );
-                    }
-                    Err(e) => {
-                        let message = format!("Failed to delete {what}: {e}");
-                        ctx.warn(k, EventReason::FailedDeorbit, &message).await?;
-                    }
+            Step::DeleteResource { name: what, .. } => match result {
+                Ok(()) => {
+                    out.deleted += 1;
+                    tracing::info!(
+                        controller = "deorbit",
+                        kluster = name,
+                        project,
+                        resource = what,
+                        "deleting"
+                    );
                 }
-            }
-            Step::DeleteServer { id, name: node } => {
-                match ctx.call(ctx.cloud().delete_server(project, &id)).await {
-                    Ok(()) => {
-                        out.deleted += 1;
-                        let message = format!("Successfully deleted node {node}");
-                        ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
-                            .await?;
-                    }
-                    Err(e) => {
-                        let message = format!("Failed to delete node {node}: {e}");
-                        ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
-                    }
+                Err(e) => {
+                    let message = format!("Failed to delete {what}: {e}");
+                    ctx.warn(k, EventReason::FailedDeorbit, &message).await?;
                 }
-            }
+            },
+            Step::DeleteServer { id, name: node } => match result {
+                Ok(()) => {
+                    out.deleted += 1;
+                    // Forgotten now, so later passes do not look it up by id.
+                    out.dropped.insert(id);
+                    let message = format!("Successfully deleted node {node}");
+                    ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
+                        .await?;
+                }
+                Err(e) => {
+                    let message = format!("Failed to delete node {node}: {e}");
+                    ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
+                }
+            },
             Step::Event { reason, message } => ctx.normal(k, reason, &message).await?,
             Step::Remove => {
                 out.removed = true;

@@ -103,7 +103,11 @@ impl Ctx<'_> {
         let failed = |what: &str, e: &CloudError| {
             tracing::warn!(controller = "reconcile", project, error = %e, "cloud {what} failed");
         };
-        let routers = if has(|p| p == KlusterPhase::Pending) {
+        // The three lookups go out together: a pass waits for the slowest, not their sum.
+        let routers = async {
+            if !has(|p| p == KlusterPhase::Pending) {
+                return Some(Vec::new());
+            }
             match self.call(self.cloud().metadata(project)).await {
                 Ok(m) => Some(m.routers),
                 Err(e) => {
@@ -111,16 +115,18 @@ impl Ctx<'_> {
                     None
                 }
             }
-        } else {
-            Some(Vec::new())
         };
         // Creating too: a kluster reaching Running in this pass is launched in it.
-        let servers = if has(|p| p != KlusterPhase::Pending) {
-            self.servers(group).await
-        } else {
-            Some(Vec::new())
+        let servers = async {
+            match has(|p| p != KlusterPhase::Pending) {
+                true => self.servers(group).await,
+                false => Some(Vec::new()),
+            }
         };
-        let resources = if has(|p| p == KlusterPhase::Terminating) {
+        let resources = async {
+            if !has(|p| p == KlusterPhase::Terminating) {
+                return Some(Vec::new());
+            }
             match self.call(self.cloud().resources(project)).await {
                 Ok(r) => Some(r),
                 Err(e) => {
@@ -128,9 +134,8 @@ impl Ctx<'_> {
                     None
                 }
             }
-        } else {
-            Some(Vec::new())
         };
+        let (routers, servers, resources) = tokio::join!(routers, servers, resources);
         Seen {
             routers,
             servers,

@@ -87,6 +87,36 @@ async fn quota_maps_in_use_and_limit_with_unlimited_as_max() {
 }
 
 #[tokio::test]
+async fn a_project_whose_keystone_hangs_holds_up_no_other_project() {
+    let stand = Stand::start().await;
+    stand.state().hang_project = Some("slow".into());
+    let c = cloud(&stand);
+    let slow = tokio::spawn({
+        let c = c.clone();
+        async move { c.servers("slow").await }
+    });
+    // The slow project's sign-in is in flight (it never answers) while p1 is served.
+    testkit::eventually(Duration::from_secs(5), "the slow sign-in sent", || async {
+        let hung = stand.state().hung;
+        (hung > 0).then_some(())
+    })
+    .await;
+    let servers = c.servers("p1").await.unwrap();
+    assert_eq!(servers.len(), 2);
+    assert!(
+        !slow.is_finished(),
+        "p1 was served only after the slow project gave up"
+    );
+    // The hanging one ends at its own timeout, in words.
+    let e = slow.await.unwrap().unwrap_err();
+    assert!(
+        e.message.contains("did not answer within 5000 ms"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
 async fn servers_are_the_klusters_ones_with_mapped_status_and_age() {
     let stand = Stand::start().await;
     let servers = cloud(&stand).servers("p1").await.unwrap();

@@ -59,6 +59,10 @@ pub struct State {
     pub services: Vec<&'static str>,
     /// Services the catalog lists at a port nobody listens on.
     pub dead: Vec<&'static str>,
+    /// Sign-ins scoped to this project id never get an answer.
+    pub hang_project: Option<String>,
+    /// Sign-ins left without an answer so far.
+    pub hung: usize,
 }
 
 /// A running stand-in.
@@ -114,6 +118,8 @@ impl Stand {
             fail: Vec::new(),
             services: vec!["compute", "network", "image", "volumev3", "load-balancer"],
             dead: Vec::new(),
+            hang_project: None,
+            hung: 0,
         }));
         let app = axum::Router::new()
             .fallback(handle)
@@ -218,6 +224,13 @@ async fn handle(
     body: Bytes,
 ) -> Response {
     let body: Option<Value> = serde_json::from_slice(&body).ok();
+    let hang = state.lock().unwrap().hang_project.clone();
+    let scoped = body.as_ref().map(|b| &b["auth"]["scope"]["project"]["id"]);
+    if uri.path() == "/v3/auth/tokens" && hang.is_some() && scoped == hang.map(Value::from).as_ref()
+    {
+        state.lock().unwrap().hung += 1;
+        std::future::pending::<()>().await;
+    }
     let query: Vec<(String, String)> = uri
         .query()
         .map(|q| {

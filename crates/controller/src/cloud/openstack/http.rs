@@ -108,8 +108,7 @@ impl Api {
             .await
     }
 
-    /// [`Api::send`] with the token of `scope` (a kluster's own user, or the service user's
-    /// own project for Keystone's identity calls).
+    /// [`Api::send`] with the token of `scope` (e.g. a kluster's own user).
     pub async fn send_as(
         &self,
         scope: &Scope,
@@ -119,8 +118,7 @@ impl Api {
         query: &[(String, String)],
         body: Option<&Value>,
     ) -> Result<Reply, CloudError> {
-        let scope = scope.clone();
-        let mut session = self.sessions.get(&scope).await?;
+        let mut session = self.sessions.get(scope).await?;
         let idempotent = method == Method::GET;
         let (mut attempt, mut renewed) = (0u32, false);
         loop {
@@ -132,7 +130,7 @@ impl Api {
                 Ok(r) if r.status == 401 && !renewed => {
                     renewed = true;
                     attempt -= 1;
-                    session = self.sessions.renew(&scope, &session).await?;
+                    session = self.sessions.renew(scope, &session).await?;
                     continue;
                 }
                 Ok(r) => matches!(r.status, 500 | 502 | 503 | 504),

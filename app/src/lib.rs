@@ -8,6 +8,7 @@ pub mod advice;
 pub mod app;
 pub mod components;
 pub mod error;
+pub mod kluster_edit;
 pub mod list_model;
 pub mod loaded;
 pub mod model;

@@ -51,6 +51,12 @@ pub struct PoolForm {
     /// Nodes may be replaced ("on" when ticked).
     #[serde(default)]
     pub allow_replace: Option<String>,
+    /// Node labels, one `key=value` a line.
+    #[serde(default)]
+    pub labels: String,
+    /// Node taints, one `key=value:Effect` a line.
+    #[serde(default)]
+    pub taints: String,
 }
 
 /// The create form, as typed (every field a string, as a form posts it).
@@ -145,6 +151,8 @@ impl KlusterForm {
                     allow_reboot: Some(p.allow_reboot.is_some()),
                     allow_replace: Some(p.allow_replace.is_some()),
                 }),
+                labels: kluster::validate::lines(&p.labels),
+                taints: kluster::validate::lines(&p.taints),
                 ..Default::default()
             });
         }
@@ -245,6 +253,8 @@ pub struct KlusterDetail {
     pub flavors: Vec<kluster::Flavor>,
     /// Availability zones for a new pool.
     pub zones: Vec<String>,
+    /// What a rejected plain post of a pool's settings left: the edit as typed and why.
+    pub edit_flash: Option<(crate::kluster_edit::Edit, crate::error::AppError)>,
 }
 
 #[cfg(test)]
@@ -283,6 +293,25 @@ mod tests {
             .unwrap_err()
             .for_field("spec.nodePools")
             .is_some());
+    }
+
+    #[test]
+    fn labels_and_taints_are_read_one_a_line_and_checked_by_the_apis_rules() {
+        let mut f = form();
+        f.pools[0].labels = "team=payments\r\n\n tier=web \n".into();
+        f.pools[0].taints = "dedicated=gpu:NoSchedule".into();
+        f.pools[0].allow_reboot = Some("on".into());
+        let k = f.to_kluster().unwrap();
+        let p = &k.spec.node_pools[0];
+        assert_eq!(p.labels, ["team=payments", "tier=web"]);
+        assert_eq!(p.taints, ["dedicated=gpu:NoSchedule"]);
+        let c = p.config.clone().unwrap_or_default();
+        assert_eq!((c.allow_reboot, c.allow_replace), (Some(true), Some(false)));
+        f.pools[0].taints = "ok=yes:NoExecute\ndedicated=gpu:Sometimes".into();
+        let errs = f.to_kluster().unwrap_err();
+        assert!(errs
+            .for_field("spec.nodePools[0].taints[1]")
+            .is_some_and(|m| m.contains("Sometimes")));
     }
 
     #[test]

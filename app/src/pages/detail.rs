@@ -10,9 +10,9 @@ use leptos_router::hooks::use_params_map;
 use crate::components::error_alert::ErrorAlert;
 use crate::components::form_failure::ReturnedError;
 use crate::components::kluster_detail::{
-    delete::DeleteSection, events::RecentEvents, heading::KlusterHeading, pools::pool_states,
-    pools::PoolsSection, setup::SetupCommand, spec::facts, spec::Specification,
-    upgrade::UpgradeSection, ShownVersion,
+    delete::DeleteSection, events::RecentEvents, heading::KlusterHeading,
+    pool_options::PoolSettings, pools::pool_states, pools::PoolsSection, setup::SetupCommand,
+    spec::facts, spec::Specification, upgrade::UpgradeSection, ShownVersion,
 };
 use crate::components::signed_in::SignedIn;
 use crate::components::style::LINK;
@@ -39,6 +39,7 @@ pub fn DetailPage() -> impl IntoView {
     // Live: refetch (debounced) when the kluster has news on the page's event stream.
     let live = crate::components::live::provide_live();
     let changes = live.changes(Some(name()), 500);
+    let retry = crate::components::form_failure::retry_requested().then_some(true);
     Effect::new(move |_| live.start(None));
     let detail = crate::loaded::load(
         move || {
@@ -50,7 +51,7 @@ pub fn DetailPage() -> impl IntoView {
                 changes.get(),
             )
         },
-        |(name, ..)| get_kluster_detail(name),
+        move |(name, ..)| get_kluster_detail(name, retry),
     );
     view! {
         <Title text=name()/>
@@ -101,6 +102,8 @@ fn Body(d: KlusterDetail, actions: Actions) -> impl IntoView {
         <Specification facts/>
         <PoolsSection kluster=name.clone() pools admin scale=actions.scale edit=actions.edit
             flavors=d.flavors zones=d.zones/>
+        <PoolSettings kluster=name.clone() pools=k.spec.node_pools.clone() admin edit=actions.edit
+            flash=d.edit_flash/>
         {admin.then(|| view! { <UpgradeSection action=actions.edit kluster=name.clone() upgrades=d.upgrades/> })}
         <SetupCommand command=d.setup_command binaries=d.binaries/>
         <RecentEvents events=d.events/>

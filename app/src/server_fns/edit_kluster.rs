@@ -1,100 +1,54 @@
-//! Change a kluster: upgrade its version, add a pool, remove an empty pool.
+//! Change a kluster: upgrade its version, add a pool, remove an empty pool, set a pool's
+//! labels, taints and update policy.
 
 use leptos::prelude::*;
 
 use crate::error::AppError;
+pub use crate::kluster_edit::{Edit, PoolOptions};
 
-/// One change to a kluster's spec, as a form sends it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Edit {
-    /// Move to this Kubernetes version (the update rules decide which are allowed).
-    Upgrade {
-        /// The version.
-        version: String,
-    },
-    /// Add a node pool.
-    AddPool {
-        /// Pool name.
-        pool: String,
-        /// Flavor name.
-        flavor: String,
-        /// Availability zone.
-        zone: String,
-        /// Nodes, as typed.
-        size: String,
-    },
-    /// Remove a pool (only at size 0).
-    RemovePool {
-        /// Pool name.
-        pool: String,
-    },
-}
+/// Session key of a plain form post's rejected pool settings: (kluster, edit, error), shown
+/// once more by the kluster's page (`?retry=1`) with what was typed.
+pub const EDIT_FLASH: &str = "edit_flash";
 
 /// Applies `edit` to kluster `name` (`GET`, change, `PUT`) while it is at the resource
 /// `version` the page showed ([`AppError::Stale`] otherwise; none: last write wins); the
-/// controller's rule violations come back per field. Goes back to the kluster's page.
+/// controller's rule violations come back per field. Goes back to the kluster's page; a
+/// plain form post of a pool's settings that fails keeps what was typed for it.
 #[server(endpoint = "edit_kluster")]
 pub async fn edit_kluster(
     name: String,
     edit: Edit,
     version: Option<String>,
 ) -> Result<(), AppError> {
-    use crate::ssr::auth::{require, session};
-    use crate::ssr::state;
+    use crate::ssr::auth::{require, session, store_error};
+    use crate::ssr::{is_plain_form_post, state};
     let st = state();
     let fail = crate::ssr::kluster_form_failure(&name);
-    let rec = require(&session().await?, &st)
-        .await
-        .map_err(fail.clone())?;
+    let session = session().await?;
+    let rec = require(&session, &st).await.map_err(fail.clone())?;
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let what = format!("{edit:?}");
-    crate::ssr::controller::update_spec(
+    let typed = edit.clone();
+    let result = crate::ssr::controller::update_spec(
         &st.controller,
         &rec.token,
         &name,
         version.as_deref(),
-        |spec| {
-            match edit {
-                Edit::Upgrade { version } => spec.version = version,
-                Edit::AddPool {
-                    pool,
-                    flavor,
-                    zone,
-                    size,
-                } => {
-                    let size = size.trim().parse::<i64>().map_err(|_| {
-                        AppError::Invalid(vec![kluster::FieldError {
-                            field: format!("spec.nodePools[{}].size", spec.node_pools.len()),
-                            message: "The size is a whole number of nodes (0 to 127).".into(),
-                        }])
-                    })?;
-                    if spec.node_pools.iter().any(|p| p.name == pool.trim()) {
-                        return Err(AppError::Invalid(vec![kluster::FieldError {
-                            field: format!("spec.nodePools[{}].name", spec.node_pools.len()),
-                            message: format!("There is already a pool named {:?}.", pool.trim()),
-                        }]));
-                    }
-                    spec.node_pools.push(kluster::NodePool {
-                        name: pool.trim().into(),
-                        size,
-                        flavor,
-                        availability_zone: zone,
-                        image: kluster::defaults::IMAGE.into(),
-                        config: Some(kluster::NodePoolConfig {
-                            allow_reboot: Some(true),
-                            allow_replace: Some(true),
-                        }),
-                        ..Default::default()
-                    });
-                }
-                Edit::RemovePool { pool } => spec.node_pools.retain(|p| p.name != pool),
-            }
-            Ok(())
-        },
+        |spec| edit.apply(spec),
     )
-    .await
-    .map_err(fail.clone())?;
+    .await;
+    if let Err(e) = result {
+        if is_plain_form_post() && typed.typed_pool().is_some() {
+            session
+                .insert(EDIT_FLASH, (&name, &typed, &e))
+                .await
+                .map_err(store_error)?;
+            leptos_axum::redirect(&format!("/klusters/{name}?error={}&retry=1", e.code()));
+            return Err(e);
+        }
+        return Err(fail(e));
+    }
+    let _ = session.remove_value(EDIT_FLASH).await;
     tracing::info!(
         kluster = name,
         change = what,

@@ -6,14 +6,29 @@ use crate::error::AppError;
 use crate::model::KlusterDetail;
 
 /// The kluster `name` of the session's project, its events (newest first) and the
-/// `kubernikusctl` setup command, in one round trip from the browser.
+/// `kubernikusctl` setup command, in one round trip from the browser; with `retry`, also
+/// what the last rejected plain post of a pool's settings left for this kluster.
 #[server(endpoint = "get_kluster_detail")]
-pub async fn get_kluster_detail(name: String) -> Result<KlusterDetail, AppError> {
-    use crate::ssr::auth::{require, session};
+pub async fn get_kluster_detail(
+    name: String,
+    retry: Option<bool>,
+) -> Result<KlusterDetail, AppError> {
+    use crate::ssr::auth::{require, session, store_error};
     use crate::ssr::{fail, state};
     let st = state();
-    let rec = require(&session().await?, &st).await.map_err(fail)?;
+    let session = session().await?;
+    let rec = require(&session, &st).await.map_err(fail)?;
     crate::ssr::kluster_name(&name).map_err(fail)?;
+    // Read, not taken: the page may render more than once; a new post replaces it.
+    let edit_flash = match retry {
+        Some(true) => session
+            .get::<(String, crate::kluster_edit::Edit, AppError)>(super::edit_kluster::EDIT_FLASH)
+            .await
+            .map_err(store_error)?
+            .filter(|(k, ..)| *k == name)
+            .map(|(_, edit, e)| (edit, e)),
+        _ => None,
+    };
     let c = &st.controller;
     let (kluster, events, info) = tokio::join!(
         c.get(&rec.token, &name),
@@ -57,6 +72,7 @@ pub async fn get_kluster_detail(name: String) -> Result<KlusterDetail, AppError>
         upgrades,
         flavors,
         zones,
+        edit_flash,
     })
 }
 

@@ -16,6 +16,23 @@ pub const DNS_DOMAIN: &str = "cluster.local";
 /// Default node image.
 pub const IMAGE: &str = "flatcar-stable-amd64";
 
+/// Whether a pool's nodes may be drained and rebooted, when the request does not say.
+pub const ALLOW_REBOOT: bool = true;
+/// Whether a pool's nodes may be drained and replaced, when the request does not say.
+pub const ALLOW_REPLACE: bool = true;
+
+/// A pool's update policy with each setting `c` leaves open taken from `old` (the stored
+/// pool's), else the default.
+pub fn pool_config(c: Option<&NodePoolConfig>, old: Option<&NodePoolConfig>) -> NodePoolConfig {
+    let pick = |f: fn(&NodePoolConfig) -> Option<bool>, d: bool| {
+        c.and_then(f).or_else(|| old.and_then(f)).or(Some(d))
+    };
+    NodePoolConfig {
+        allow_reboot: pick(|c| c.allow_reboot, ALLOW_REBOOT),
+        allow_replace: pick(|c| c.allow_replace, ALLOW_REPLACE),
+    }
+}
+
 /// Fills every empty field of a create request with Kubernikus's default;
 /// `default_version` comes from `/info`. Call after validation (CIDRs parse).
 pub fn fill(k: &mut Kluster, default_version: &str) {
@@ -53,9 +70,7 @@ pub fn fill(k: &mut Kluster, default_version: &str) {
         if p.image.is_empty() {
             p.image = IMAGE.into();
         }
-        let c = p.config.get_or_insert_with(NodePoolConfig::default);
-        c.allow_reboot = c.allow_reboot.or(Some(true));
-        c.allow_replace = c.allow_replace.or(Some(true));
+        p.config = Some(pool_config(p.config.as_ref(), None));
     }
 }
 

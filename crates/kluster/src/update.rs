@@ -1,9 +1,11 @@
 //! What an update (`PUT /api/v1/clusters/{name}`) may change, as Kubernikus does it: only
 //! audit, node pools, SSH key, security group, version, dex, dashboard, OIDC and the
-//! authentication configuration are taken; pools keep name, flavor, image and AZ; a pool
-//! is removed only at size 0; the version moves within its minor or to the next one, and
+//! authentication configuration are taken; pools keep name, flavor, image and AZ (their
+//! size, labels, taints and update policy change; a policy left open keeps the stored
+//! value, and an added pool's defaults as at create); a pool is removed only at size 0; the version moves within its minor or to the next one, and
 //! only while the kluster is Running.
 
+use crate::defaults;
 use crate::model::{Kluster, KlusterPhase};
 use crate::validate::{self, semver, ValidationErrors};
 
@@ -131,6 +133,14 @@ pub fn apply(
             }
             p.image = old.image.clone();
             p.availability_zone = old.availability_zone.clone();
+            if p.config.is_some() || old.config.is_some() {
+                p.config = Some(defaults::pool_config(
+                    p.config.as_ref(),
+                    old.config.as_ref(),
+                ));
+            }
+        } else {
+            p.config = Some(defaults::pool_config(p.config.as_ref(), None));
         }
         pools.push(p);
     }
@@ -191,6 +201,53 @@ mod tests {
         );
         assert_eq!(out.spec.node_pools[0].image, "flatcar");
         assert_eq!(out.spec.node_pools[2].name, "c");
+    }
+
+    #[test]
+    fn labels_taints_and_policy_of_an_existing_pool_change_and_an_added_pool_gets_defaults() {
+        use crate::model::NodePoolConfig;
+        let mut before = stored();
+        before.spec.node_pools[0].config = Some(NodePoolConfig {
+            allow_reboot: Some(true),
+            allow_replace: Some(true),
+        });
+        let mut req = before.clone();
+        let a = &mut req.spec.node_pools[0];
+        a.labels = vec!["team=payments".into()];
+        a.taints = vec!["dedicated=gpu:NoSchedule".into()];
+        a.config = Some(NodePoolConfig {
+            allow_reboot: None,
+            allow_replace: Some(false),
+        });
+        let mut added = pool("c", 1, "m1.small", "az-a");
+        added.config = Some(NodePoolConfig {
+            allow_reboot: Some(false),
+            allow_replace: None,
+        });
+        req.spec.node_pools.push(added);
+        req.spec.node_pools.push(pool("d", 1, "m1.small", "az-a"));
+        let out = apply(&before, &req, KlusterPhase::Running).unwrap();
+        let p = &out.spec.node_pools;
+        assert_eq!(p[0].labels, ["team=payments"]);
+        assert_eq!(p[0].taints, ["dedicated=gpu:NoSchedule"]);
+        let policy = |i: usize| {
+            let c = p[i].config.clone().unwrap_or_default();
+            (c.allow_reboot, c.allow_replace)
+        };
+        assert_eq!(
+            policy(0),
+            (Some(true), Some(false)),
+            "open: the stored value"
+        );
+        assert_eq!(policy(2), (Some(false), Some(true)), "open: the default");
+        assert_eq!(policy(3), (Some(true), Some(true)));
+        // A bad taint or a label set twice is refused, naming the item.
+        let mut req = before.clone();
+        req.spec.node_pools[0].taints = vec!["dedicated=gpu:Sometimes".into()];
+        req.spec.node_pools[0].labels = vec!["a=b".into(), "a=c".into()];
+        let e = apply(&before, &req, KlusterPhase::Running).unwrap_err();
+        assert!(e.for_field("spec.nodePools[0].taints[0]").is_some(), "{e}");
+        assert!(e.for_field("spec.nodePools[0].labels[1]").is_some(), "{e}");
     }
 
     #[test]

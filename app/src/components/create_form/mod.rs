@@ -2,11 +2,12 @@
 //! quota summary before submit, cascading router → network → subnet pickers; a plain form
 //! that also works without JavaScript (the server then shows its errors). Its parts:
 //! [`state`] (values, touched fields, verdicts), [`fields`] (name, version, CIDR fields),
-//! [`pools`] (node pool rows), [`quota`] (the summary), [`network`] and [`advanced`].
+//! [`pools`] (node pool rows, with [`pool_lists`]: labels and taints), [`quota`] (the summary), [`network`] and [`advanced`].
 
 pub mod advanced;
 pub mod fields;
 pub mod network;
+pub mod pool_lists;
 pub mod pools;
 pub mod quota;
 pub mod state;

@@ -1,8 +1,9 @@
 //! The create form's node pools: one row per pool (name, flavor with vCPUs and RAM, zone,
-//! size, allow reboot/replace) and the buttons that add and remove rows.
+//! size, allow reboot/replace, labels and taints: [`super::pool_lists`]) and the buttons that add and remove rows.
 
 use leptos::prelude::*;
 
+use super::pool_lists::PoolLists;
 use super::state::{default_pool, FormState};
 use crate::components::style::{BOX, FIELD_ERROR, H2, INPUT, LABEL, SECONDARY};
 use crate::model::PoolForm;
@@ -124,6 +125,7 @@ pub fn PoolRow(state: FormState, i: usize) -> impl IntoView {
                 <label><input type="checkbox" name=format!("form[pools][{i}][allow_replace]") checked=initial.allow_replace.is_some()
                     on:change=check(|p, v| p.allow_replace = v)/>" Allow replace"</label>
             </div>
+            <PoolLists state i/>
         </fieldset>
     }
 }

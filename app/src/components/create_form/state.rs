@@ -63,6 +63,28 @@ impl FormState {
         })
     }
 
+    /// The first message for an item of the list at `list` (e.g. `spec.nodePools[0].labels`
+    /// for `…labels[1]`), naming the item's field: the server's, else the rules' once the
+    /// list was touched.
+    pub fn error_in_list(self, list: &str) -> Option<String> {
+        let item = |f: &str| f.strip_prefix(list).is_some_and(|r| r.starts_with('['));
+        let first = |errs: &[kluster::FieldError]| {
+            errs.iter()
+                .find(|e| item(&e.field))
+                .map(|e| format!("{}: {}", e.field, e.message))
+        };
+        let server = self.server_error.with(|e| match e {
+            Some(AppError::Invalid(errs)) => first(errs),
+            _ => None,
+        });
+        server.or_else(|| {
+            self.touched
+                .with(|t| t.contains(list))
+                .then(|| self.client_errors.with(|errs| first(errs)))
+                .flatten()
+        })
+    }
+
     /// Marks `field` as edited: the rules' live verdict replaces the server's.
     pub fn touch(self, field: &str) {
         let field = field.to_string();
@@ -82,14 +104,21 @@ impl FormState {
             self.server_error.set(None);
             return true;
         }
-        self.touched
-            .update(|t| t.extend(errs.into_iter().map(|e| e.field)));
+        // An item's error shows under its list (`…labels[1]` under `…labels`).
+        self.touched.update(|t| {
+            for e in errs {
+                if let Some((list, _)) = e.field.rsplit_once('[') {
+                    t.insert(list.to_string());
+                }
+                t.insert(e.field);
+            }
+        });
         false
     }
 }
 
 /// Pool number `n` (from 0) as the form first offers it: the first flavor and zone, two
-/// nodes, reboot and replace allowed.
+/// nodes, reboot and replace as the API defaults them, no labels or taints.
 pub fn default_pool(meta: &kluster::OpenstackMetadata, n: usize) -> PoolForm {
     PoolForm {
         name: if n == 0 {
@@ -108,7 +137,8 @@ pub fn default_pool(meta: &kluster::OpenstackMetadata, n: usize) -> PoolForm {
             .map(|z| z.name.clone())
             .unwrap_or_default(),
         size: "2".into(),
-        allow_reboot: Some("on".into()),
-        allow_replace: Some("on".into()),
+        allow_reboot: kluster::defaults::ALLOW_REBOOT.then(|| "on".into()),
+        allow_replace: kluster::defaults::ALLOW_REPLACE.then(|| "on".into()),
+        ..Default::default()
     }
 }

@@ -107,6 +107,32 @@ pub fn label(l: &str) -> Result<(), String> {
     }
 }
 
+/// The items of a text box that takes one a line (labels, taints): each line trimmed,
+/// blank lines dropped. Forms and the API's callers read such boxes with this one function.
+pub fn lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Items as a text box shows them, one a line: the inverse of [`lines`].
+pub fn unlines(items: &[String]) -> String {
+    items.join("\n")
+}
+
+/// The key of a label (`key=value`) or taint (`key=value:Effect`); the whole text when it
+/// has no `=`.
+pub fn key_of(item: &str) -> &str {
+    item.split_once('=').map_or(item, |(k, _)| k)
+}
+
+/// The effect of a taint `key=value:Effect` (empty without one).
+pub fn effect_of(taint: &str) -> &str {
+    taint.rsplit_once(':').map_or("", |(_, e)| e)
+}
+
 /// Checks a taint `key=value:NoSchedule|NoExecute|PreferNoSchedule`.
 pub fn taint(t: &str) -> Result<(), String> {
     let ok = t.rsplit_once(':').is_some_and(|(kv, effect)| {
@@ -159,5 +185,19 @@ mod tests {
         assert!(taint("dedicated=gpu:NoSchedule").is_ok());
         assert!(taint("dedicated=gpu:Sometimes").is_err());
         assert!(taint("dedicated:NoSchedule").is_err());
+    }
+
+    #[test]
+    fn one_item_a_line_trimmed_without_blank_lines() {
+        assert_eq!(
+            lines(" team=a \r\n\n  \nzone=b\n"),
+            ["team=a".to_string(), "zone=b".to_string()]
+        );
+        assert!(lines("").is_empty() && lines("\n \n").is_empty());
+        assert_eq!(lines(&unlines(&lines("a=b\nc=d"))), lines("a=b\nc=d"));
+        assert_eq!(key_of("example.com/team=a"), "example.com/team");
+        assert_eq!(key_of("team"), "team");
+        assert_eq!(effect_of("k=v:NoExecute"), "NoExecute");
+        assert_eq!(effect_of("k=v"), "");
     }
 }

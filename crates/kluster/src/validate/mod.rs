@@ -12,7 +12,8 @@ pub mod fields;
 pub mod version;
 
 pub use fields::{
-    cidr, kluster_name, label, pool_name, pool_size, taint, MAX_NAME_LEN, MAX_SSH_KEY_LEN,
+    cidr, kluster_name, label, lines, pool_name, pool_size, taint, unlines, MAX_NAME_LEN,
+    MAX_SSH_KEY_LEN,
 };
 pub use version::{semver, Semver};
 
@@ -91,14 +92,40 @@ pub fn node_pool(p: &NodePool, at: &str, errs: &mut ValidationErrors) {
             );
         }
     }
-    for (i, t) in p.taints.iter().enumerate() {
-        if let Err(m) = taint(t) {
-            errs.push(format!("{at}.taints[{i}]"), m);
-        }
-    }
-    for (i, l) in p.labels.iter().enumerate() {
+    labels_and_taints(&p.labels, &p.taints, at, errs);
+}
+
+/// Checks a pool's labels and taints (`at` is the pool's JSON path): each by its pattern,
+/// no label key twice, no taint key twice with the same effect (as Kubernetes refuses).
+pub fn labels_and_taints(
+    labels: &[String],
+    taints: &[String],
+    at: &str,
+    errs: &mut ValidationErrors,
+) {
+    for (i, l) in labels.iter().enumerate() {
+        let key = fields::key_of(l);
         if let Err(m) = label(l) {
             errs.push(format!("{at}.labels[{i}]"), m);
+        } else if labels[..i].iter().any(|o| fields::key_of(o) == key) {
+            errs.push(
+                format!("{at}.labels[{i}]"),
+                format!("Label {key:?} is set twice; keep one."),
+            );
+        }
+    }
+    for (i, t) in taints.iter().enumerate() {
+        let (key, effect) = (fields::key_of(t), fields::effect_of(t));
+        if let Err(m) = taint(t) {
+            errs.push(format!("{at}.taints[{i}]"), m);
+        } else if taints[..i]
+            .iter()
+            .any(|o| fields::key_of(o) == key && fields::effect_of(o) == effect)
+        {
+            errs.push(
+                format!("{at}.taints[{i}]"),
+                format!("Taint {key:?} with effect {effect} is set twice; keep one."),
+            );
         }
     }
 }
@@ -219,6 +246,43 @@ mod tests {
             e.for_field("spec.nodePools[1].name"),
             Some("Another pool is already named \"a\".")
         );
+    }
+
+    #[test]
+    fn labels_and_taints_are_checked_one_by_one_and_not_twice() {
+        let strings = |t: &str| lines(t);
+        let mut e = ValidationErrors::default();
+        labels_and_taints(
+            &strings("team=a\nzone=b\nteam=c\nbad"),
+            &strings("gpu=yes:NoSchedule\ngpu=no:NoExecute\ngpu=no:NoSchedule\nx=y:Sometimes"),
+            "spec.nodePools[1]",
+            &mut e,
+        );
+        let fields: Vec<&str> = e.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "spec.nodePools[1].labels[2]",
+                "spec.nodePools[1].labels[3]",
+                "spec.nodePools[1].taints[2]",
+                "spec.nodePools[1].taints[3]",
+            ]
+        );
+        assert_eq!(
+            e.for_field("spec.nodePools[1].labels[2]"),
+            Some("Label \"team\" is set twice; keep one.")
+        );
+        assert!(e
+            .for_field("spec.nodePools[1].taints[3]")
+            .is_some_and(|m| m.contains("not a taint")));
+        let mut ok = ValidationErrors::default();
+        labels_and_taints(
+            &strings("a=b\nc=d"),
+            &strings("a=b:NoSchedule\na=b:NoExecute"),
+            "p",
+            &mut ok,
+        );
+        assert!(ok.0.is_empty(), "{ok}");
     }
 
     #[test]

@@ -1,0 +1,193 @@
+//! The "Pool settings" card of a kluster: each pool's labels, taints and update policy
+//! (allow reboot, allow replace), with the API's rule in words; for admins a form per pool
+//! that changes them, checked as you type with the API's own rules (`crates/kluster`), and
+//! that works as a plain form post (a refused one comes back with what was typed).
+
+use leptos::prelude::*;
+
+use super::VersionField;
+use crate::components::style::{
+    BOX, FIELD_ERROR, H2, INPUT, LABEL, META, MUTED, SECONDARY, SECTION, SUMMARY,
+};
+use crate::error::AppError;
+use crate::kluster_edit::{Edit, PoolOptions};
+use crate::server_fns::EditKluster;
+
+/// The API's rule for labels, taints and the update policy, in words.
+pub const RULE: &str = "A change reaches nodes created after it.";
+
+/// The card: one box per pool (`[data-pool-options=<name>]`).
+#[component]
+pub fn PoolSettings(
+    /// Kluster name.
+    kluster: String,
+    /// The spec's pools.
+    pools: Vec<kluster::NodePool>,
+    /// Whether the user may change them.
+    admin: bool,
+    /// The page's edit action.
+    edit: ServerAction<EditKluster>,
+    /// What a refused plain post left: the edit as typed and why.
+    flash: Option<(Edit, AppError)>,
+) -> impl IntoView {
+    let boxes = pools
+        .into_iter()
+        .enumerate()
+        .map(|(i, pool)| {
+            // A refused post of this pool's form: what was typed, and why.
+            let typed = flash.as_ref().and_then(|(e, err)| {
+                e.typed_pool()
+                    .filter(|(p, _)| *p == pool.name)
+                    .map(|(_, o)| (o.clone(), err.clone()))
+            });
+            let kluster = kluster.clone();
+            view! { <PoolBox kluster pool i admin edit typed/> }
+        })
+        .collect_view();
+    view! {
+        <section aria-labelledby="pool-settings-h" class=SECTION>
+            <h2 id="pool-settings-h" class=H2>"Pool settings"</h2>
+            <p class=format!("mt-1 text-sm {MUTED}")>
+                "Labels, taints and the update policy of each pool. " {RULE}
+            </p>
+            <div class="mt-3 space-y-3">{boxes}</div>
+        </section>
+    }
+}
+
+/// One pool's settings as they are, and (admins) the form that changes them.
+#[component]
+fn PoolBox(
+    kluster: String,
+    pool: kluster::NodePool,
+    i: usize,
+    admin: bool,
+    edit: ServerAction<EditKluster>,
+    typed: Option<(PoolOptions, AppError)>,
+) -> impl IntoView {
+    let now = PoolOptions::of(&pool);
+    let list = |items: &[String]| {
+        if items.is_empty() {
+            view! { <span class=MUTED>"none"</span> }.into_any()
+        } else {
+            let items = items.to_vec();
+            view! {
+                <ul class="flex flex-wrap gap-1">
+                    {items.into_iter().map(|t| view! { <li><code class="rounded bg-slate-100 px-1 dark:bg-slate-800">{t}</code></li> }).collect_view()}
+                </ul>
+            }
+            .into_any()
+        }
+    };
+    let yes_no = |on: bool| if on { "allowed" } else { "not allowed" };
+    let form = admin
+        .then(|| view! { <PoolForm kluster name=pool.name.clone() i now=now.clone() edit typed/> });
+    view! {
+        <div class=BOX data-pool-options=pool.name.clone()>
+            <h3 class="text-sm font-semibold">{format!("Pool {}", pool.name)}</h3>
+            <dl class="mt-2 grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
+                <div><dt class=MUTED>"Labels"</dt><dd data-field="labels">{list(&pool.labels)}</dd></div>
+                <div><dt class=MUTED>"Taints"</dt><dd data-field="taints">{list(&pool.taints)}</dd></div>
+                <div><dt class=MUTED>"Reboot for updates"</dt><dd data-field="allow-reboot">{yes_no(now.allow_reboot.is_some())}</dd></div>
+                <div><dt class=MUTED>"Replace for updates"</dt><dd data-field="allow-replace">{yes_no(now.allow_replace.is_some())}</dd></div>
+            </dl>
+            {form}
+        </div>
+    }
+}
+
+/// "Change settings of pool <name>…": labels and taints one a line, the two checkboxes,
+/// the first refused item named by its JSON path under its box.
+#[component]
+fn PoolForm(
+    kluster: String,
+    name: String,
+    i: usize,
+    now: PoolOptions,
+    edit: ServerAction<EditKluster>,
+    typed: Option<(PoolOptions, AppError)>,
+) -> impl IntoView {
+    let open = typed.is_some();
+    let (start, refused) = match typed {
+        Some((o, e)) => (o, Some(e)),
+        None => (now, None),
+    };
+    let labels = RwSignal::new(start.labels.clone());
+    let taints = RwSignal::new(start.taints.clone());
+    let touched = RwSignal::new(false);
+    // The API's rules on what is typed now; the server's answer until something is typed.
+    let rules = Memo::new(move |_| {
+        let o = PoolOptions {
+            labels: labels.get(),
+            taints: taints.get(),
+            ..Default::default()
+        };
+        o.check(i).err()
+    });
+    let server = RwSignal::new(refused);
+    Effect::new(move |_| {
+        if let Some(Err(e)) = edit.value().get() {
+            server.set(Some(e));
+        }
+    });
+    let message = move |list: &'static str| {
+        let prefix = format!("spec.nodePools[{i}].{list}[");
+        let first = move |e: &AppError| match e {
+            AppError::Invalid(errs) => errs
+                .iter()
+                .find(|f| f.field.starts_with(&prefix))
+                .map(|f| format!("{}: {}", f.field, f.message)),
+            _ => None,
+        };
+        move || match touched.get() {
+            true => rules.with(|r| r.as_ref().and_then(&first)),
+            false => server.with(|s| s.as_ref().and_then(&first)),
+        }
+    };
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        touched.set(true);
+        if rules.with_untracked(Option::is_some) {
+            ev.prevent_default();
+        }
+    };
+    let input = move |s: RwSignal<String>| {
+        move |ev: leptos::ev::Event| {
+            s.set(event_target_value(&ev));
+            touched.set(true);
+        }
+    };
+    let id = |what: &str| format!("pool-{i}-opt-{what}");
+    let (labels_id, taints_id) = (id("labels"), id("taints"));
+    let (labels_err, taints_err) = (id("labels-error"), id("taints-error"));
+    view! {
+        <details class="mt-3" open=open>
+            <summary class=SUMMARY>{format!("Change settings of pool {name}…")}</summary>
+            <ActionForm action=edit attr:class="mt-2 grid gap-3 sm:grid-cols-2" on:submit=on_submit>
+                <input type="hidden" name="name" value=kluster/>
+                <input type="hidden" name="edit[op]" value="set_pool_options"/>
+                <input type="hidden" name="edit[pool]" value=name/>
+                <VersionField/>
+                <div>
+                    <label for=labels_id.clone() class=LABEL>"Labels"</label>
+                    <textarea id=labels_id name="edit[labels]" rows="3" spellcheck="false" class=format!("{INPUT} font-mono")
+                        aria-describedby=labels_err.clone() on:input=input(labels)>{start.labels}</textarea>
+                    <p class=META>"One key=value a line."</p>
+                    <p id=labels_err class=FIELD_ERROR aria-live="polite">{message("labels")}</p>
+                </div>
+                <div>
+                    <label for=taints_id.clone() class=LABEL>"Taints"</label>
+                    <textarea id=taints_id name="edit[taints]" rows="3" spellcheck="false" class=format!("{INPUT} font-mono")
+                        aria-describedby=taints_err.clone() on:input=input(taints)>{start.taints}</textarea>
+                    <p class=META>"One key=value:Effect a line (NoSchedule, PreferNoSchedule, NoExecute)."</p>
+                    <p id=taints_err class=FIELD_ERROR aria-live="polite">{message("taints")}</p>
+                </div>
+                <div class="flex flex-wrap gap-4 text-sm sm:col-span-2">
+                    <label><input type="checkbox" name="edit[allow_reboot]" checked=start.allow_reboot.is_some()/>" Allow reboot"</label>
+                    <label><input type="checkbox" name="edit[allow_replace]" checked=start.allow_replace.is_some()/>" Allow replace"</label>
+                </div>
+                <p class=format!("text-sm sm:col-span-2 {MUTED}")>{RULE}</p>
+                <div class="sm:col-span-2"><button type="submit" class=SECONDARY>"Save settings"</button></div>
+            </ActionForm>
+        </details>
+    }
+}

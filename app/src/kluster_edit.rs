@@ -268,4 +268,16 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn an_edit_kept_for_the_page_reads_back_as_typed() {
+        // The session keeps a refused plain post as JSON until the page shows it.
+        let e = Edit::SetPoolOptions {
+            pool: "a".into(),
+            options: options("team=x", "bad", true, false),
+        };
+        let json = serde_json::to_string(&e).unwrap();
+        assert_eq!(serde_json::from_str::<Edit>(&json).unwrap(), e);
+        assert_eq!(e.typed_pool().map(|(p, _)| p), Some("a"));
+    }
 }

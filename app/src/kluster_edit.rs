@@ -24,16 +24,15 @@ pub enum Edit {
         zone: String,
         /// Nodes, as typed.
         size: String,
-        /// The pool's settings (labels, taints, update policy).
-        #[serde(flatten)]
+        /// The pool's settings (labels, taints, update policy), posted as
+        /// `edit[options][…]` (nested, not flattened: the browser's decoder stays small).
         options: PoolOptions,
     },
     /// Change an existing pool's labels, taints and update policy.
     SetPoolOptions {
         /// Pool name.
         pool: String,
-        /// The new settings.
-        #[serde(flatten)]
+        /// The new settings (`edit[options][…]`).
         options: PoolOptions,
     },
     /// Remove a pool (only at size 0).
@@ -58,6 +57,18 @@ pub struct PoolOptions {
     /// "on" when "Allow replace" is ticked.
     #[serde(default)]
     pub allow_replace: Option<String>,
+}
+
+/// What a refused plain post of a pool's settings leaves for the kluster's page: the pool,
+/// what was typed, and why it was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolFlash {
+    /// Pool name.
+    pub pool: String,
+    /// The settings as typed.
+    pub options: PoolOptions,
+    /// Why they were refused.
+    pub error: AppError,
 }
 
 impl PoolOptions {
@@ -255,8 +266,9 @@ mod tests {
     fn a_plain_form_post_decodes_into_an_edit() {
         // As a browser posts the pool form; an unticked checkbox is not sent.
         let body = "name=k&edit%5Bop%5D=set_pool_options&edit%5Bpool%5D=a\
-                    &edit%5Blabels%5D=team%3Dx%0D%0Atier%3Dweb&edit%5Btaints%5D=\
-                    &edit%5Ballow_replace%5D=on&version=7";
+                    &edit%5Boptions%5D%5Blabels%5D=team%3Dx%0D%0Atier%3Dweb\
+                    &edit%5Boptions%5D%5Btaints%5D=\
+                    &edit%5Boptions%5D%5Ballow_replace%5D=on&version=7";
         let call: crate::server_fns::EditKluster = serde_qs::Config::new(5, false)
             .deserialize_str(body)
             .unwrap();

@@ -253,8 +253,8 @@ pub struct KlusterDetail {
     pub flavors: Vec<kluster::Flavor>,
     /// Availability zones for a new pool.
     pub zones: Vec<String>,
-    /// What a rejected plain post of a pool's settings left: the edit as typed and why.
-    pub edit_flash: Option<(crate::kluster_edit::Edit, crate::error::AppError)>,
+    /// What a rejected plain post of a pool's settings left: what was typed and why.
+    pub edit_flash: Option<crate::kluster_edit::PoolFlash>,
 }
 
 #[cfg(test)]

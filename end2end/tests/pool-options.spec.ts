@@ -100,9 +100,9 @@ test("labels, a taint and the update policy round-trip from the create form to t
         name: kname,
         "edit[op]": "set_pool_options",
         "edit[pool]": "pool",
-        "edit[labels]": "team=platform",
-        "edit[taints]": "dedicated=gpu:Sometimes",
-        "edit[allow_reboot]": "on",
+        "edit[options][labels]": "team=platform",
+        "edit[options][taints]": "dedicated=gpu:Sometimes",
+        "edit[options][allow_reboot]": "on",
       },
       headers: headers(),
     });
@@ -140,8 +140,8 @@ test("a pool added later gets the update policy chosen", async ({ page }) => {
         "edit[flavor]": "m1.small",
         "edit[zone]": "az-a",
         "edit[size]": "0",
-        "edit[labels]": "role=batch",
-        "edit[allow_replace]": "on",
+        "edit[options][labels]": "role=batch",
+        "edit[options][allow_replace]": "on",
       },
     });
     expect(res.status(), await res.text()).toBeLessThan(400);

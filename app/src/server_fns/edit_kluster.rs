@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-pub use crate::kluster_edit::{Edit, PoolOptions};
+pub use crate::kluster_edit::{Edit, PoolFlash, PoolOptions};
 
-/// Session key of a plain form post's rejected pool settings: (kluster, edit, error), shown
+/// Session key of a plain form post's rejected pool settings: (kluster, [`PoolFlash`]), shown
 /// once more by the kluster's page (`?retry=1`) with what was typed.
 pub const EDIT_FLASH: &str = "edit_flash";
 
@@ -38,9 +38,14 @@ pub async fn edit_kluster(
     )
     .await;
     if let Err(e) = result {
-        if is_plain_form_post() && typed.typed_pool().is_some() {
+        if let Some((pool, options)) = typed.typed_pool().filter(|_| is_plain_form_post()) {
+            let flash = PoolFlash {
+                pool: pool.to_string(),
+                options: options.clone(),
+                error: e.clone(),
+            };
             session
-                .insert(EDIT_FLASH, (&name, &typed, &e))
+                .insert(EDIT_FLASH, (&name, &flash))
                 .await
                 .map_err(store_error)?;
             leptos_axum::redirect(&format!("/klusters/{name}?error={}&retry=1", e.code()));

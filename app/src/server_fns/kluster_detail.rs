@@ -22,11 +22,11 @@ pub async fn get_kluster_detail(
     // Read, not taken: the page may render more than once; a new post replaces it.
     let edit_flash = match retry {
         Some(true) => session
-            .get::<(String, crate::kluster_edit::Edit, AppError)>(super::edit_kluster::EDIT_FLASH)
+            .get::<(String, crate::kluster_edit::PoolFlash)>(super::edit_kluster::EDIT_FLASH)
             .await
             .map_err(store_error)?
             .filter(|(k, ..)| *k == name)
-            .map(|(_, edit, e)| (edit, e)),
+            .map(|(_, flash)| flash),
         _ => None,
     };
     let c = &st.controller;

@@ -43,14 +43,14 @@ pub fn AddPoolForm(
                 </label>
                 <label class=LABEL>"Nodes"<input name="edit[size]" type="number" min="0" max="127" value="1" class=INPUT/></label>
                 <label class=format!("col-span-2 {LABEL}")>"Labels, one key=value a line"
-                    <textarea name="edit[labels]" rows="2" spellcheck="false" class=format!("{INPUT} font-mono")></textarea>
+                    <textarea name="edit[options][labels]" rows="2" spellcheck="false" class=format!("{INPUT} font-mono")></textarea>
                 </label>
                 <label class=format!("col-span-2 {LABEL}")>"Taints, one key=value:Effect a line"
-                    <textarea name="edit[taints]" rows="2" spellcheck="false" class=format!("{INPUT} font-mono")></textarea>
+                    <textarea name="edit[options][taints]" rows="2" spellcheck="false" class=format!("{INPUT} font-mono")></textarea>
                 </label>
                 <div class="col-span-2 flex flex-col justify-center gap-1 text-sm sm:col-span-1">
-                    <label><input type="checkbox" name="edit[allow_reboot]" checked=kluster::defaults::ALLOW_REBOOT/>" Allow reboot"</label>
-                    <label><input type="checkbox" name="edit[allow_replace]" checked=kluster::defaults::ALLOW_REPLACE/>" Allow replace"</label>
+                    <label><input type="checkbox" name="edit[options][allow_reboot]" checked=kluster::defaults::ALLOW_REBOOT/>" Allow reboot"</label>
+                    <label><input type="checkbox" name="edit[options][allow_replace]" checked=kluster::defaults::ALLOW_REPLACE/>" Allow replace"</label>
                 </div>
                 <div class="col-span-2 sm:col-span-5"><button type="submit" class=SECONDARY>"Add pool"</button></div>
             </ActionForm>

@@ -6,11 +6,12 @@
 use leptos::prelude::*;
 
 use super::VersionField;
+use crate::components::form_failure::action_error;
 use crate::components::style::{
     BOX, FIELD_ERROR, H2, INPUT, LABEL, META, MUTED, SECONDARY, SECTION, SUMMARY,
 };
 use crate::error::AppError;
-use crate::kluster_edit::{Edit, PoolOptions};
+use crate::kluster_edit::{PoolFlash, PoolOptions};
 use crate::server_fns::EditKluster;
 
 /// The API's rule for labels, taints and the update policy, in words.
@@ -27,19 +28,18 @@ pub fn PoolSettings(
     admin: bool,
     /// The page's edit action.
     edit: ServerAction<EditKluster>,
-    /// What a refused plain post left: the edit as typed and why.
-    flash: Option<(Edit, AppError)>,
+    /// What a refused plain post left: what was typed and why.
+    flash: Option<PoolFlash>,
 ) -> impl IntoView {
     let boxes = pools
         .into_iter()
         .enumerate()
         .map(|(i, pool)| {
             // A refused post of this pool's form: what was typed, and why.
-            let typed = flash.as_ref().and_then(|(e, err)| {
-                e.typed_pool()
-                    .filter(|(p, _)| *p == pool.name)
-                    .map(|(_, o)| (o.clone(), err.clone()))
-            });
+            let typed = flash
+                .as_ref()
+                .filter(|f| f.pool == pool.name)
+                .map(|f| (f.options.clone(), f.error.clone()));
             let kluster = kluster.clone();
             view! { <PoolBox kluster pool i admin edit typed/> }
         })
@@ -66,18 +66,10 @@ fn PoolBox(
     typed: Option<(PoolOptions, AppError)>,
 ) -> impl IntoView {
     let now = PoolOptions::of(&pool);
-    let list = |items: &[String]| {
-        if items.is_empty() {
-            view! { <span class=MUTED>"none"</span> }.into_any()
-        } else {
-            let items = items.to_vec();
-            view! {
-                <ul class="flex flex-wrap gap-1">
-                    {items.into_iter().map(|t| view! { <li><code class="rounded bg-slate-100 px-1 dark:bg-slate-800">{t}</code></li> }).collect_view()}
-                </ul>
-            }
-            .into_any()
-        }
+    // Plain text, one `, ` between items: the page's WASM stays small.
+    let list = |items: &[String]| match items.is_empty() {
+        true => "none".to_string(),
+        false => items.join(", "),
     };
     let yes_no = |on: bool| if on { "allowed" } else { "not allowed" };
     let form = admin
@@ -86,8 +78,8 @@ fn PoolBox(
         <div class=BOX data-pool-options=pool.name.clone()>
             <h3 class="text-sm font-semibold">{format!("Pool {}", pool.name)}</h3>
             <dl class="mt-2 grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
-                <div><dt class=MUTED>"Labels"</dt><dd data-field="labels">{list(&pool.labels)}</dd></div>
-                <div><dt class=MUTED>"Taints"</dt><dd data-field="taints">{list(&pool.taints)}</dd></div>
+                <div><dt class=MUTED>"Labels"</dt><dd data-field="labels" class="break-all font-mono">{list(&pool.labels)}</dd></div>
+                <div><dt class=MUTED>"Taints"</dt><dd data-field="taints" class="break-all font-mono">{list(&pool.taints)}</dd></div>
                 <div><dt class=MUTED>"Reboot for updates"</dt><dd data-field="allow-reboot">{yes_no(now.allow_reboot.is_some())}</dd></div>
                 <div><dt class=MUTED>"Replace for updates"</dt><dd data-field="allow-replace">{yes_no(now.allow_replace.is_some())}</dd></div>
             </dl>
@@ -115,38 +107,33 @@ fn PoolForm(
     let labels = RwSignal::new(start.labels.clone());
     let taints = RwSignal::new(start.taints.clone());
     let touched = RwSignal::new(false);
-    // The API's rules on what is typed now; the server's answer until something is typed.
-    let rules = Memo::new(move |_| {
-        let o = PoolOptions {
-            labels: labels.get(),
-            taints: taints.get(),
-            ..Default::default()
-        };
-        o.check(i).err()
-    });
-    let server = RwSignal::new(refused);
-    Effect::new(move |_| {
-        if let Some(Err(e)) = edit.value().get() {
-            server.set(Some(e));
-        }
-    });
-    let message = move |list: &'static str| {
+    let failed = action_error(edit);
+    let typed_now = move || PoolOptions {
+        labels: labels.get(),
+        taints: taints.get(),
+        ..Default::default()
+    };
+    // The API's rules on what is typed now; before anything is typed, the server's answer
+    // (this page's last edit, else the refused plain post's).
+    let message = move |list: &'static str, refused: Option<AppError>| {
         let prefix = format!("spec.nodePools[{i}].{list}[");
-        let first = move |e: &AppError| match e {
-            AppError::Invalid(errs) => errs
-                .iter()
-                .find(|f| f.field.starts_with(&prefix))
-                .map(|f| format!("{}: {}", f.field, f.message)),
-            _ => None,
-        };
-        move || match touched.get() {
-            true => rules.with(|r| r.as_ref().and_then(&first)),
-            false => server.with(|s| s.as_ref().and_then(&first)),
+        move || {
+            let error = match touched.get() {
+                true => typed_now().check(i).err(),
+                false => failed.get().or_else(|| refused.clone()),
+            };
+            match error {
+                Some(AppError::Invalid(errs)) => errs
+                    .iter()
+                    .find(|f| f.field.starts_with(&prefix))
+                    .map(|f| format!("{}: {}", f.field, f.message)),
+                _ => None,
+            }
         }
     };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         touched.set(true);
-        if rules.with_untracked(Option::is_some) {
+        if untrack(typed_now).check(i).is_err() {
             ev.prevent_default();
         }
     };
@@ -169,21 +156,21 @@ fn PoolForm(
                 <VersionField/>
                 <div>
                     <label for=labels_id.clone() class=LABEL>"Labels"</label>
-                    <textarea id=labels_id name="edit[labels]" rows="3" spellcheck="false" class=format!("{INPUT} font-mono")
+                    <textarea id=labels_id name="edit[options][labels]" rows="3" spellcheck="false" class=format!("{INPUT} font-mono")
                         aria-describedby=labels_err.clone() on:input=input(labels)>{start.labels}</textarea>
                     <p class=META>"One key=value a line."</p>
-                    <p id=labels_err class=FIELD_ERROR aria-live="polite">{message("labels")}</p>
+                    <p id=labels_err class=FIELD_ERROR aria-live="polite">{message("labels", refused.clone())}</p>
                 </div>
                 <div>
                     <label for=taints_id.clone() class=LABEL>"Taints"</label>
-                    <textarea id=taints_id name="edit[taints]" rows="3" spellcheck="false" class=format!("{INPUT} font-mono")
+                    <textarea id=taints_id name="edit[options][taints]" rows="3" spellcheck="false" class=format!("{INPUT} font-mono")
                         aria-describedby=taints_err.clone() on:input=input(taints)>{start.taints}</textarea>
                     <p class=META>"One key=value:Effect a line (NoSchedule, PreferNoSchedule, NoExecute)."</p>
-                    <p id=taints_err class=FIELD_ERROR aria-live="polite">{message("taints")}</p>
+                    <p id=taints_err class=FIELD_ERROR aria-live="polite">{message("taints", refused)}</p>
                 </div>
                 <div class="flex flex-wrap gap-4 text-sm sm:col-span-2">
-                    <label><input type="checkbox" name="edit[allow_reboot]" checked=start.allow_reboot.is_some()/>" Allow reboot"</label>
-                    <label><input type="checkbox" name="edit[allow_replace]" checked=start.allow_replace.is_some()/>" Allow replace"</label>
+                    <label><input type="checkbox" name="edit[options][allow_reboot]" checked=start.allow_reboot.is_some()/>" Allow reboot"</label>
+                    <label><input type="checkbox" name="edit[options][allow_replace]" checked=start.allow_replace.is_some()/>" Allow replace"</label>
                 </div>
                 <p class=format!("text-sm sm:col-span-2 {MUTED}")>{RULE}</p>
                 <div class="sm:col-span-2"><button type="submit" class=SECONDARY>"Save settings"</button></div>

@@ -110,7 +110,8 @@ pub fn labels_and_taints(
         } else if labels[..i].iter().any(|o| fields::key_of(o) == key) {
             errs.push(
                 format!("{at}.labels[{i}]"),
-                format!("Label {key:?} is set twice; keep one."),
+                // Not format!'s {:?}: it grew the browser's first module by 19 KB gzip.
+                ["Label \"", key, "\" is set twice; keep one."].concat(),
             );
         }
     }
@@ -124,7 +125,14 @@ pub fn labels_and_taints(
         {
             errs.push(
                 format!("{at}.taints[{i}]"),
-                format!("Taint {key:?} with effect {effect} is set twice; keep one."),
+                [
+                    "Taint \"",
+                    key,
+                    "\" with effect ",
+                    effect,
+                    " is set twice; keep one.",
+                ]
+                .concat(),
             );
         }
     }

@@ -269,8 +269,8 @@ async fn nova_api_killed_mid_create_leaves_the_pool_at_its_size() {
     })
     .await;
     f.lap("3 ACTIVE");
-    // And still 3 after three more passes over the project (a steady project is passed
-    // every 15 resyncs: about 7 s apart here).
+    // And still 3 after three more passes over the project (a settled kluster is passed
+    // on the full resyncs, every 15 poll intervals: about 7 s apart here).
     let base = format!("http://{}", f.running.addr);
     let from = common::reconcile_passes(&base).await;
     until(

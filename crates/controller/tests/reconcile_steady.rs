@@ -1,14 +1,15 @@
-//! The reconcile loop passes a settled project (every kluster Running with its pools at
-//! size, nothing to do) only every `STEADY_RESYNCS` resyncs, and at once again when it
-//! changes or is touched (a simulator setting); a project with work left is passed on every
-//! resync, and one that the cloud refuses (over quota) with a growing delay.
+//! The reconcile loop passes a settled kluster (Running with its pools at size, nothing to
+//! do) only on the full resyncs (every `FULL_RESYNC_POLLS` poll intervals), and at once
+//! again when it changes or its project is touched (a simulator setting); a kluster with
+//! work in progress every poll interval; one that the cloud refuses (over quota) with a
+//! growing delay; and a Creating kluster at the end of its phase, not on a later tick.
 
 mod common;
 
 use std::time::Duration;
 
 use common::world::*;
-use controller::reconcile::STEADY_RESYNCS;
+use controller::reconcile::FULL_RESYNC_POLLS;
 use testkit::eventually;
 
 /// Project passes counted so far (the pass-duration histogram's count).
@@ -18,6 +19,28 @@ fn passes(w: &World) -> u64 {
         .filter(|l| l.starts_with("mc_controller_reconcile_pass_duration_seconds_count"))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
         .sum()
+}
+
+/// Full resyncs counted so far.
+fn resyncs(w: &World) -> u64 {
+    let text = w.rec.metrics.render();
+    text.lines()
+        .filter(|l| l.starts_with("mc_controller_reconcile_resyncs_total"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Waits until `resyncs(w)` reaches `n` (at most `within`).
+async fn resyncs_reach(w: &World, n: u64, within: Duration) {
+    eventually(within, "full resyncs", || async {
+        let now = resyncs(w);
+        if now >= n {
+            Ok(())
+        } else {
+            Err(format!("{now} full resyncs"))
+        }
+    })
+    .await;
 }
 
 /// Waits until `passes(w)` reaches `n` (at most `within`).
@@ -38,23 +61,20 @@ async fn a_settled_project_is_passed_seldom_and_at_once_when_it_changes() {
     let w = world("steady").await;
     w.up("settled", &[("a", 1)]).await;
     let every = Duration::from_millis(40);
-    let full = every * STEADY_RESYNCS; // 600 ms between the passes of a settled project
+    let full = every * FULL_RESYNC_POLLS; // 600 ms between the passes of a settled project
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(w.rec.clone().run(every, async {
         let _ = stopped.await;
     }));
 
-    // Settled: over 30 resyncs, only the full ones pass it (about 2, not 30).
-    // An upper bound over a number of resyncs: the window is the reconcile loop's own timer
-    // (30 × `every`). Nothing outside the reconcile loop counts its resyncs, so the window
-    // is that time, not a condition; it is the assertion's subject, not a guess at how
-    // long something takes.
-    let before = passes(&w);
-    tokio::time::sleep(every * 30).await;
+    // Settled: between two full resyncs and the next two, only those pass it (2, not 30).
+    resyncs_reach(&w, 1, full).await;
+    let (r, before) = (resyncs(&w), passes(&w));
+    resyncs_reach(&w, r + 2, full * 4).await;
     let settled = passes(&w) - before;
     assert!(
-        (1..=30 / u64::from(STEADY_RESYNCS) + 2).contains(&settled),
-        "a settled project passed {settled} times in 30 resyncs"
+        (1..=3).contains(&settled),
+        "a settled project passed {settled} times in 2 full resyncs (30 poll intervals)"
     );
 
     // Touched (as a simulator setting does): passed at once, not a full resync later.
@@ -69,13 +89,13 @@ async fn a_settled_project_is_passed_seldom_and_at_once_when_it_changes() {
     // project has work left and is passed on every resync again.
     w.resize("settled", 0, 2).await;
     passes_reach(&w, passes(&w) + 1, full / 2, "after a change").await;
-    // At least 8 passes within 15 resyncs' time: waited for, not slept through.
+    // At least 8 passes within 15 poll intervals: waited for, not slept through.
     let before = passes(&w);
     passes_reach(
         &w,
         before + 8,
         every * 15,
-        "a project with work left passed 8 times in 15 resyncs",
+        "a project with work left passed 8 times in 15 poll intervals",
     )
     .await;
     assert_eq!(
@@ -115,20 +135,21 @@ async fn a_project_the_cloud_refuses_is_passed_with_a_growing_delay_and_at_once_
     })
     .await;
 
-    // Refused again and again: asked after 2, 4, 8, then every 15 resyncs, not every one:
-    // within 30 resyncs about 5 passes (and the full resyncs' 2), not 30.
-    // Upper bounds over 30 resyncs: the window is the reconcile loop's own timer (see above).
-    let (before, asked) = (passes(&w), refused().await);
-    tokio::time::sleep(every * 30).await;
+    // Refused again and again: asked after 2, 4, 8, then every 15 poll intervals, not every
+    // one: within 2 full resyncs (30 intervals) about 4 passes (and the full resyncs' 2).
+    let r = resyncs(&w);
+    resyncs_reach(&w, r + 1, every * 20).await;
+    let (r, before, asked) = (resyncs(&w), passes(&w), refused().await);
+    resyncs_reach(&w, r + 2, every * 40).await;
     let (stalled, asks) = (passes(&w) - before, refused().await - asked);
     assert!(
         stalled <= 9,
-        "a project whose every pass is refused passed {stalled} times in 30 resyncs"
+        "a project whose every pass is refused passed {stalled} times in 30 poll intervals"
     );
     assert!(asks <= 9, "the refused server was asked for {asks} times");
     assert!(
         stalled >= 2,
-        "it is still retried ({stalled} passes in 30 resyncs)"
+        "it is still retried ({stalled} passes in 30 poll intervals)"
     );
     assert_eq!(w.servers("full").await.len(), 6);
 
@@ -137,6 +158,30 @@ async fn a_project_the_cloud_refuses_is_passed_with_a_growing_delay_and_at_once_
     w.store.project_touched(P).await;
     passes_reach(&w, n + 1, every * 3, "after a touch").await;
 
+    let _ = stop.send(());
+    running.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_creating_kluster_is_passed_at_the_end_of_its_phase_not_on_a_later_tick() {
+    let mut w = world("deadline").await;
+    w.rec.timing.create = Duration::from_millis(300);
+    // A poll interval of 5 s: the next full resync is 75 s away.
+    let every = Duration::from_secs(5);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(w.rec.clone().run(every, async {
+        let _ = stopped.await;
+    }));
+    resyncs_reach(&w, 1, every).await;
+    w.add(kluster("soon", &[("a", 1)])).await;
+    eventually(Duration::from_secs(3), "Running", || async {
+        match w.get("soon").await.map(|k| k.status.phase) {
+            Some(kluster::KlusterPhase::Running) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    assert_eq!(resyncs(&w), 1, "no full resync came in between");
     let _ = stop.send(());
     running.await.unwrap();
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use kluster::{EventDetail, EventReason, EventType, Kluster, Router};
 use tokio::time::Instant;
 
+use super::next::Next;
 use crate::cloud::{Cloud, CloudError, Resource, Server};
 use crate::store::{self, NewEvent, Store, StoreError};
 
@@ -105,6 +106,8 @@ pub struct Outcome {
     pub dropped: BTreeSet<String>,
     /// Nothing is left of the kluster: it can be removed (deorbit).
     pub removed: bool,
+    /// When the reconciler wants the kluster again.
+    pub next: Next,
 }
 
 impl Outcome {
@@ -117,6 +120,7 @@ impl Outcome {
         self.launched.extend(other.launched);
         self.dropped.extend(other.dropped);
         self.removed |= other.removed;
+        self.next = self.next.and(other.next);
     }
 }
 

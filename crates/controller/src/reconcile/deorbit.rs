@@ -10,6 +10,7 @@ use futures_util::stream::{self, StreamExt};
 use kluster::{EventReason, Kluster};
 
 use super::ctx::{Ctx, Observed, Outcome};
+use super::next::Next;
 use crate::cloud::{CloudError, Resource, ResourceKind, Server, ServerStatus};
 use crate::store::StoreError;
 
@@ -174,11 +175,14 @@ pub async fn reconcile(
         }
     }
     let steps = plan(name, &mine, &nodes, &waited);
+    // Until it is removed, what it waits for is looked at again soon.
+    out.next = Next::soon();
     // Nothing else is left: the kluster's own user goes last (its servers needed it).
     if steps.contains(&Step::Remove) {
         if let Err(e) = super::users::remove(k, ctx).await? {
             let message = format!("Failed to delete the kluster's OpenStack user: {e}");
             ctx.warn(k, EventReason::FailedDeorbit, &message).await?;
+            out.next = Next::backoff();
             return Ok(out);
         }
     }
@@ -230,6 +234,7 @@ pub async fn reconcile(
             Step::Event { reason, message } => ctx.normal(k, reason, &message).await?,
             Step::Remove => {
                 out.removed = true;
+                out.next = Next::change();
                 break;
             }
         }

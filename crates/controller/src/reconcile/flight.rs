@@ -10,6 +10,7 @@ use std::time::Duration;
 use kluster::{EventReason, Kluster, KlusterPhase};
 
 use super::ctx::{Ctx, Observed, Outcome};
+use super::next::Next;
 use crate::cloud::{NodeKnowledge, NodeSource, Server, ServerStatus};
 use crate::store::StoreError;
 
@@ -85,7 +86,8 @@ pub async fn reconcile(
     let name = k.name.as_str();
     let register_timeout = ctx.timing().register_timeout;
     let mine = super::launch::of_kluster(servers, name);
-    for g in plan_with(&mine, register_timeout, ctx.cloud().node_source()) {
+    let nodes = ctx.cloud().node_source();
+    for g in plan_with(&mine, register_timeout, nodes) {
         let why = match g.why {
             Why::Errored => "it went into ERROR".to_string(),
             Why::NeverRegistered => format!(
@@ -104,15 +106,32 @@ pub async fn reconcile(
             Ok(()) => {
                 out.grounded.insert(g.id.clone());
                 out.deleted += 1;
+                out.next = out.next.and(Next::soon());
                 let message = format!("Deleted node {}: {why}; a new one replaces it", g.name);
                 ctx.warn(k, EventReason::DeletedBrokenNode, &message)
                     .await?;
             }
             Err(e) => {
+                out.next = out.next.and(Next::backoff());
                 let message = format!("Failed to delete node {}: {e}", g.name);
                 ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
             }
         }
+    }
+    // The next server to pass its register timeout is looked at when it does.
+    let now = tokio::time::Instant::now();
+    if let Some(left) = mine
+        .iter()
+        .filter(|s| !out.grounded.contains(&s.id))
+        .filter(|s| match s.status {
+            ServerStatus::Build => true,
+            ServerStatus::Active => nodes.node(s) == NodeKnowledge::NotRegistered,
+            _ => false,
+        })
+        .map(|s| register_timeout.saturating_sub(s.age))
+        .min()
+    {
+        out.next = out.next.and(Next::at(now + left));
     }
     Ok(out)
 }

@@ -19,6 +19,7 @@ pub mod flight;
 pub mod ground;
 pub mod launch;
 pub mod lease;
+pub mod next;
 mod project;
 mod runner;
 pub mod users;
@@ -32,8 +33,8 @@ use tokio::time::Instant;
 use crate::cloud::Cloud;
 use crate::store::{Observed, Store, StoreError};
 use ctx::{Ctx, Timing, LONGEST};
-pub use project::PassReport;
-pub use runner::STEADY_RESYNCS;
+pub use project::{PassReport, ProjectPass};
+pub use runner::FULL_RESYNC_POLLS;
 
 /// Projects reconciled at once unless configured otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 8;
@@ -127,7 +128,7 @@ impl Reconciler {
             .map(|(project, group)| async move { self.project(&project, &group, None).await })
             .buffer_unordered(self.concurrency.max(1));
         while let Some(r) = results.next().await {
-            report.add(r);
+            report.add(r.report);
         }
         Ok(report)
     }
@@ -142,7 +143,7 @@ impl Reconciler {
         project: &str,
         group: &[Observed],
         lease: Option<&lease::Lease>,
-    ) -> PassReport {
+    ) -> ProjectPass {
         let budget = self.project_budget.min(LONGEST);
         let deadline = Instant::now() + budget;
         let ctx = Ctx {
@@ -172,10 +173,16 @@ impl Reconciler {
                     budget = %ctx::human(budget),
                     "the project's pass took twice its time budget: cut short; the next pass continues"
                 );
-                PassReport {
-                    klusters: group.len(),
-                    cut_short: 1,
-                    ..Default::default()
+                self.metrics.reconcile_error("cut_short");
+                let again =
+                    |o: &Observed| (o.stored.kluster.name.clone(), Some(next::Next::backoff()));
+                ProjectPass {
+                    report: PassReport {
+                        klusters: group.len(),
+                        cut_short: 1,
+                        ..Default::default()
+                    },
+                    next: group.iter().map(again).collect(),
                 }
             }
         }

@@ -7,6 +7,7 @@ use kluster::{EventReason, Kluster, KlusterPhase};
 use tracing::Instrument;
 
 use super::ctx::{Ctx, Observed, Outcome, Seen};
+use super::next::Next;
 use super::{deorbit, flight, ground, launch};
 use crate::cloud::{CloudError, Server, ServerStatus};
 use crate::store::{self, StoreError};
@@ -42,13 +43,24 @@ impl PassReport {
     }
 }
 
+/// One project's pass: what it did, and when each of its klusters wants the next one
+/// (`None`: the kluster was removed).
+#[derive(Debug, Default)]
+pub struct ProjectPass {
+    /// What the pass did.
+    pub report: PassReport,
+    /// Each kluster passed, by name, with its wish for the next pass.
+    pub next: Vec<(String, Option<Next>)>,
+}
+
 impl Ctx<'_> {
     /// Reconciles the project's klusters (`group`), each on its own.
-    pub(super) async fn pass(&self, group: &[store::Observed]) -> PassReport {
+    pub(super) async fn pass(&self, group: &[store::Observed]) -> ProjectPass {
         let mut report = PassReport {
             klusters: group.len(),
             ..Default::default()
         };
+        let mut next = Vec::with_capacity(group.len());
         let seen = self.look(group).await;
         // The request id of each kluster's newest change, so this pass's lines and events
         // can be followed back to the click that caused them.
@@ -79,9 +91,11 @@ impl Ctx<'_> {
                     report.deleted += out.deleted;
                     report.refused += out.refused;
                     report.changed += usize::from(changed);
+                    next.push((name.to_string(), (!out.removed).then_some(out.next)));
                 }
                 Err(e) => {
                     report.failed += 1;
+                    next.push((name.to_string(), Some(Next::backoff())));
                     tracing::error!(
                         controller = "reconcile",
                         kluster = name,
@@ -92,7 +106,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        report
+        ProjectPass { report, next }
     }
 
     /// Asks the cloud what this project's klusters need to know, and nothing more.
@@ -247,8 +261,11 @@ impl Ctx<'_> {
     ) -> Result<T, StoreError> {
         let start = std::time::Instant::now();
         let r = work.await;
-        self.metrics
-            .reconciled(reconciler, start.elapsed(), r.is_ok());
+        self.metrics.reconciled(
+            reconciler,
+            start.elapsed(),
+            r.as_ref().err().map(StoreError::kind),
+        );
         r
     }
 
@@ -303,6 +320,8 @@ impl Ctx<'_> {
                 let message = "The cloud did not answer; retrying";
                 self.warn(before, EventReason::CloudUnavailable, message)
                     .await?;
+                self.metrics.reconcile_error("cloud_unavailable");
+                out.next = Next::backoff();
             }
             _ => {}
         }

@@ -1,20 +1,17 @@
-//! The reconcile loop: while this replica holds the reconcile lease, projects are
-//! reconciled on a timer (the resync), and a project is reconciled at once when one of its
-//! klusters changes in the store (an API write here, or any replica's write announced by
-//! the database), as Kubernetes controllers watch. A project whose pass is still going is
-//! not started twice; a change that arrives meanwhile runs it again when it finishes.
+//! The reconcile loop, while this replica holds the reconcile lease: a queue of due times
+//! ([`Queue`]). Each kluster's pass ends with its reconcilers' wish for the next one
+//! ([`Next`]): at a deadline (Creating → Running wakes at the phase's end), after one poll
+//! interval while the cloud works on something it waits for (servers booting or going;
+//! a quarter, then half an interval at first),
+//! after a delay that doubles per kluster while the cloud refuses it (a pool over quota),
+//! or only when it changes. A change in the store (an API write here, or any replica's
+//! write announced by the database; a simulator setting touches the whole project) passes
+//! the kluster's project at once, as Kubernetes controllers watch. Every
+//! [`FULL_RESYNC_POLLS`] poll intervals a full resync passes every kluster, as a safety net
+//! for what changes in the cloud unseen (a server deleted by hand).
 //!
-//! A project whose last pass found nothing to do (every kluster Running with its pools at
-//! size, nothing written, created or deleted) is steady: the resync passes it only every
-//! [`STEADY_RESYNCS`] resyncs, so a controller with thousands of settled klusters does not
-//! read and reconcile all of them every second. A change (or a simulator setting) wakes it
-//! at once as before; what changes in the cloud unseen is found by that slower resync.
-//!
-//! A project whose passes get nowhere because the cloud refuses what they ask (a pool over
-//! quota, while everything that exists is up) is stalled: it is passed again after 2, 4, 8
-//! resyncs, then every [`STEADY_RESYNCS`], as Kubernetes requeues a failing object with a
-//! growing delay, instead of asking the cloud for the same refused server every second.
-//! A change or a touch (a quota raised through the simulator) passes it at once again.
+//! A project whose pass is still going is not started twice; a change or a due kluster that
+//! arrives meanwhile passes it again when it finishes.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -23,123 +20,73 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 
-use super::{by_project, lease, PassReport, Reconciler};
+use super::next::{Key, Queue};
+use super::{by_project, lease, ProjectPass, Reconciler};
 use crate::store::{Observed, StoreError};
 
 /// Changes arriving this close together are handled in one go.
 const COALESCE: Duration = Duration::from_millis(5);
 
-/// A steady project is passed by every this many resyncs (and at once when it changes).
-pub const STEADY_RESYNCS: u32 = 15;
+/// A full resync passes every kluster every this many poll intervals; it is also the
+/// longest backoff.
+pub const FULL_RESYNC_POLLS: u32 = 15;
 
-/// Whether a pass that did `report` moved nothing: no write, creation, deletion or failure.
-fn idle(report: &PassReport) -> bool {
-    report.changed == 0
-        && report.created == 0
-        && report.deleted == 0
-        && report.failed == 0
-        && report.cut_short == 0
-}
-
-/// Whether every kluster of `group` is Running with each of its pools' nodes healthy (or
-/// their health unknown: nothing will change that); `full`: and each pool at its size.
-fn up(group: &[Observed], full: bool) -> bool {
-    group.iter().all(|o| {
-        let k = &o.stored.kluster;
-        k.status.phase == kluster::KlusterPhase::Running
-            && k.spec.node_pools.len() == k.status.node_pools.len()
-            && k.status.node_pools.iter().all(|p| {
-                (p.health_unknown || p.healthy == p.running) && (!full || p.running == p.size)
-            })
-    })
-}
-
-/// Whether a pass over `group` that did `report` left nothing to do.
-fn quiet(group: &[Observed], report: &PassReport) -> bool {
-    idle(report) && report.refused == 0 && up(group, true)
-}
-
-/// Whether a pass over `group` that did `report` got nowhere only because the cloud refused
-/// what it asked: everything that exists is up, nothing else moved.
-fn stalled(group: &[Observed], report: &PassReport) -> bool {
-    idle(report) && report.refused > 0 && up(group, false)
-}
-
-/// How a project's last pass ended, for when the resync passes it again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rest {
-    /// Nothing to do: full resyncs only.
-    Steady,
-    /// Refused this many passes in a row: again from resync number `.1` on.
-    Stalled(u32, u32),
-}
-
-impl Rest {
-    /// Whether the resync numbered `resync` skips the project.
-    fn skips(self, resync: u32) -> bool {
-        match self {
-            Rest::Steady => true,
-            Rest::Stalled(_, from) => resync < from,
-        }
-    }
-}
-
-/// The rest after a pass that left the project `settled` or `stuck` (see [`quiet`] and
-/// [`stalled`]), given the one before it, at resync number `resync`.
-fn rest_after(before: Option<Rest>, settled: bool, stuck: bool, resync: u32) -> Option<Rest> {
-    if settled {
-        return Some(Rest::Steady);
-    }
-    if !stuck {
-        return None;
-    }
-    let times = match before {
-        Some(Rest::Stalled(n, _)) => n.saturating_add(1),
-        _ => 1,
-    };
-    let wait = 2u32.saturating_pow(times).min(STEADY_RESYNCS);
-    Some(Rest::Stalled(times, resync.saturating_add(wait)))
+/// What is due now: every kluster (`full`), the woken projects whole, and the due
+/// klusters of other projects.
+struct DueNow<'a> {
+    full: bool,
+    woken: &'a HashSet<String>,
+    klusters: Vec<Key>,
 }
 
 impl Reconciler {
-    /// The klusters of the projects to pass now: all of them on a full resync (or a resync
-    /// that skips nothing: one query instead of one per project); else the woken ones and
-    /// (on a resync) those whose rest does not skip resync number `resyncs`. Projects
-    /// still being passed wait.
+    /// The klusters to pass now, of projects not being passed (`running`); due klusters of
+    /// running projects wake their project for when its pass ends (added to `later`).
     async fn due(
         &self,
-        full: bool,
-        resync: bool,
-        resyncs: u32,
-        woken: &HashSet<String>,
-        rests: &HashMap<String, Rest>,
+        now: DueNow<'_>,
         running: &HashSet<String>,
+        later: &mut HashSet<String>,
     ) -> Result<Vec<Observed>, StoreError> {
-        let resting = |p: &String| rests.get(p).is_some_and(|r| r.skips(resyncs));
-        if full || (resync && !rests.values().any(|r| r.skips(resyncs))) {
+        if now.full {
             return self.store.list_all().await;
         }
-        let mut projects: Vec<String> = woken.iter().cloned().collect();
-        if resync {
-            for p in self.store.kluster_projects().await? {
-                if !resting(&p) && !woken.contains(&p) {
-                    projects.push(p);
-                }
+        let mut projects: HashMap<&str, Option<HashSet<&str>>> = HashMap::new();
+        for p in now.woken {
+            projects.insert(p, None); // the whole project
+        }
+        for (p, k) in &now.klusters {
+            if running.contains(p) {
+                later.insert(p.clone());
+                continue;
+            }
+            // `None`: the whole project is woken anyway.
+            if let Some(ks) = projects.entry(p).or_insert_with(|| Some(HashSet::new())) {
+                ks.insert(k);
             }
         }
         let mut some = Vec::new();
-        for project in projects.iter().filter(|p| !running.contains(*p)) {
-            some.extend(self.store.list_observed(project).await?);
+        for (project, only) in projects {
+            if running.contains(project) {
+                continue;
+            }
+            let group = self.store.list_observed(project).await?;
+            some.extend(group.into_iter().filter(|o| {
+                only.as_ref()
+                    .is_none_or(|ks| ks.contains(o.stored.kluster.name.as_str()))
+            }));
         }
         Ok(some)
     }
 
-    /// Runs until `shutdown` completes: projects every `every` (steady ones every
-    /// [`STEADY_RESYNCS`] × `every`; all at start), a project at once when one of its
-    /// klusters changes; only while this replica holds the reconcile lease (other replicas
-    /// wait and take over when it expires). Failures are logged and retried.
-    pub async fn run(self, every: Duration, shutdown: impl std::future::Future<Output = ()>) {
+    /// Runs until `shutdown` completes, only while this replica holds the reconcile lease
+    /// (other replicas wait and take over when it expires): every kluster at start and
+    /// every [`FULL_RESYNC_POLLS`] × `poll`, and each kluster when it is due (see the
+    /// module doc) or its project changes. Failures are logged, counted and retried.
+    pub async fn run(self, poll: Duration, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
+        let poll = poll.max(Duration::from_millis(1));
+        let full_every = poll * FULL_RESYNC_POLLS;
         let slots = Arc::new(tokio::sync::Semaphore::new(self.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();
@@ -147,10 +94,9 @@ impl Reconciler {
         let holder = lease::holder_name();
         let ttl = self.lease_ttl.max(Duration::from_secs(1));
         let mut renewed = Instant::now() - ttl;
-        let mut resync = Instant::now(); // due now
-        let mut resyncs: u32 = 0; // the first one is full
+        let mut full_at = Instant::now(); // the first pass is full
         let mut woken: HashSet<String> = HashSet::new();
-        let mut rests: HashMap<String, Rest> = HashMap::new();
+        let mut queue = Queue::default();
         loop {
             if renewed.elapsed() >= ttl / 3 || !self.lease.valid() {
                 self.lease.renew(&self.store, &holder, ttl).await;
@@ -158,57 +104,63 @@ impl Reconciler {
             }
             let leading = self.lease.valid();
             if !leading {
-                rests.clear(); // a new leader term starts with a full resync
-                resyncs = 0;
+                queue.clear(); // a new leader term starts with a full resync
+                full_at = Instant::now();
             }
-            let resync_due = leading && Instant::now() >= resync;
-            if leading && (resync_due || !woken.is_empty()) {
-                let full = resync_due && resyncs.is_multiple_of(STEADY_RESYNCS);
-                if resync_due {
-                    resync = Instant::now() + every;
-                    resyncs = resyncs.wrapping_add(1);
+            let now = Instant::now();
+            let full = leading && now >= full_at;
+            let klusters = if leading {
+                queue.take_due(now)
+            } else {
+                Vec::new()
+            };
+            if leading && (full || !woken.is_empty() || !klusters.is_empty()) {
+                if full {
+                    full_at = now + full_every;
+                    self.metrics.resync();
                 }
                 let running: HashSet<String> = busy.values().cloned().collect();
-                let listed = self
-                    .due(full, resync_due, resyncs, &woken, &rests, &running)
-                    .await;
-                match listed {
+                let mut later = HashSet::new();
+                let due = DueNow {
+                    full,
+                    woken: &woken,
+                    klusters,
+                };
+                match self.due(due, &running, &mut later).await {
                     Ok(all) => {
                         for (project, group) in by_project(all) {
                             if running.contains(&project) {
-                                // Still going: a wake-up stays for when it finishes.
+                                // Still going: passed again when it finishes.
+                                later.insert(project);
                                 continue;
                             }
                             woken.remove(&project);
-                            let before = rests.remove(&project);
                             let (rec, slots, name) = (self.clone(), slots.clone(), project.clone());
                             let handle = tasks.spawn(async move {
                                 let Ok(_slot) = slots.acquire_owned().await else {
-                                    return (project, None);
+                                    return (project, ProjectPass::default());
                                 };
-                                let report = rec.project(&project, &group, Some(&rec.lease)).await;
-                                let rest = rest_after(
-                                    before,
-                                    quiet(&group, &report),
-                                    stalled(&group, &report),
-                                    resyncs,
-                                );
-                                (project, rest)
+                                let pass = rec.project(&project, &group, Some(&rec.lease)).await;
+                                (project, pass)
                             });
                             busy.insert(handle.id(), name);
                         }
                         // Woken projects without klusters (one was just removed) are done.
                         woken.retain(|p| running.contains(p));
+                        woken.extend(later);
                     }
                     Err(e) => {
                         tracing::error!(controller = "reconcile", error = %e, "reconcile pass failed");
+                        // Everything again after one poll interval.
+                        full_at = full_at.min(now + poll);
                     }
                 }
             }
             let next = if leading {
-                resync.min(renewed + ttl / 3)
+                let soonest = queue.first().map_or(full_at, |t| t.min(full_at));
+                soonest.min(renewed + ttl / 3)
             } else {
-                Instant::now() + every.min(ttl / 8)
+                Instant::now() + poll.min(ttl / 8)
             };
             tokio::select! {
                 _ = &mut shutdown => {
@@ -220,10 +172,17 @@ impl Reconciler {
                 _ = tokio::time::sleep_until(next) => {}
                 done = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     let id = match done {
-                        Some(Ok((id, (project, rest)))) => {
-                            // A change that came in meanwhile keeps it unsettled.
-                            if let Some(rest) = rest.filter(|_| !woken.contains(&project)) {
-                                rests.insert(project, rest);
+                        Some(Ok((id, (project, pass)))) => {
+                            let now = Instant::now();
+                            for (name, next) in pass.next {
+                                let key = (project.clone(), name);
+                                match next {
+                                    Some(next) => {
+                                        let streak = queue.streak(&key);
+                                        queue.set(key, next.due(now, poll, full_every, streak));
+                                    }
+                                    None => queue.remove(&key),
+                                }
                             }
                             Some(id)
                         }
@@ -240,49 +199,20 @@ impl Reconciler {
                 change = changes.recv() => {
                     match change {
                         Ok((project, _)) => {
-                            rests.remove(&project);
                             woken.insert(project);
                             tokio::time::sleep(COALESCE).await;
                             while let Ok((project, _)) = changes.try_recv() {
-                                rests.remove(&project);
                                 woken.insert(project);
                             }
                         }
                         Err(RecvError::Lagged(_)) => {
                             // Changes were missed: everything is due, in full.
-                            resync = Instant::now();
-                            resyncs = 0;
-                            rests.clear();
+                            full_at = Instant::now();
                         }
                         Err(RecvError::Closed) => {}
                     }
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_stalled_project_rests_longer_each_time_up_to_a_steady_one() {
-        let mut rest = None;
-        let mut waits = Vec::new();
-        for resync in [10, 12, 16, 24, 39, 54] {
-            rest = rest_after(rest, false, true, resync);
-            match rest {
-                Some(Rest::Stalled(_, from)) => waits.push(from - resync),
-                other => panic!("{other:?}"),
-            }
-        }
-        assert_eq!(waits, [2, 4, 8, 15, 15, 15]);
-        let r = rest.unwrap();
-        assert!(r.skips(60) && !r.skips(69));
-        // Progress ends the rest; nothing left to do is steady whatever came before.
-        assert_eq!(rest_after(rest, false, false, 70), None);
-        assert_eq!(rest_after(rest, true, false, 70), Some(Rest::Steady));
-        assert!(Rest::Steady.skips(u32::MAX));
     }
 }

@@ -39,6 +39,18 @@ impl From<sqlx::Error> for StoreError {
 }
 
 impl StoreError {
+    /// Its kind, as a metric label: `conflict`, `store_unavailable`, `database`, `corrupt`
+    /// or `too_new`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::Conflict => "conflict",
+            StoreError::Unavailable(_) => "store_unavailable",
+            StoreError::Db(_) => "database",
+            StoreError::Corrupt(_) => "corrupt",
+            StoreError::TooNew(_) => "too_new",
+        }
+    }
+
     /// Whether no retry will mend it (wrong credentials, missing database, a newer schema).
     pub fn is_fatal(&self) -> bool {
         match self {

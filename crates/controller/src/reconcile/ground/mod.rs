@@ -11,7 +11,9 @@ use kluster::{EventDetail, EventReason, Kluster, KlusterPhase, Router};
 
 pub use super::ctx::{human, Timing};
 use super::ctx::{Ctx, Observed, Outcome};
+use super::next::Next;
 use crate::store::StoreError;
+use tokio::time::Instant;
 
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,6 +177,7 @@ pub async fn reconcile(
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let name = k.name.clone();
+    let started = k.status.phase;
     let mut steps = plan(
         k,
         o.cloud.routers.as_deref(),
@@ -219,170 +222,40 @@ pub async fn reconcile(
             } => ctx.warn_with(k, reason, detail, &message).await?,
         }
     }
-    Ok(Outcome::default())
+    let in_phase = (k.status.phase == started).then_some(o.stored.in_phase);
+    let now = tokio::time::Instant::now();
+    Ok(Outcome {
+        next: next(
+            k,
+            in_phase.unwrap_or_default(),
+            o.stored.age,
+            ctx.timing(),
+            now,
+        ),
+        ..Outcome::default()
+    })
+}
+
+/// When ground wants `k` again, `in_phase` long in its phase and `age` old at `now`: at
+/// the end of Creating or Upgrading and at the creation timeout; Pending (waiting for the
+/// cloud's routers or for the user to fix the spec) after a growing delay.
+pub fn next(k: &Kluster, in_phase: Duration, age: Duration, t: Timing, now: Instant) -> Next {
+    let left = |d: Duration| Next::at(now + d.saturating_sub(in_phase));
+    let wish = match k.status.phase {
+        KlusterPhase::Pending => Next::backoff(),
+        KlusterPhase::Creating => left(t.create),
+        KlusterPhase::Upgrading => left(t.upgrade),
+        _ => Next::change(),
+    };
+    let creating = matches!(
+        k.status.phase,
+        KlusterPhase::Pending | KlusterPhase::Creating
+    );
+    match creating && k.status.message.is_empty() {
+        true => wish.and(Next::at(now + t.creation_timeout.saturating_sub(age))),
+        false => wish,
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use kluster::{Network, Subnet};
-
-    const T: Timing = Timing {
-        create: Duration::from_secs(10),
-        upgrade: Duration::from_secs(5),
-        creation_timeout: Duration::from_secs(100),
-        register_timeout: Duration::from_secs(100),
-    };
-
-    fn router(id: &str, subnets: &[&str]) -> Router {
-        Router {
-            name: id.into(),
-            id: id.into(),
-            external_network_id: "ext".into(),
-            networks: vec![Network {
-                name: "n".into(),
-                id: format!("net-{id}"),
-                subnets: subnets
-                    .iter()
-                    .map(|s| Subnet {
-                        name: (*s).into(),
-                        id: (*s).into(),
-                        cidr: "10.0.0.0/24".into(),
-                    })
-                    .collect(),
-            }],
-        }
-    }
-
-    fn kluster(phase: KlusterPhase, spec_version: &str, running: &str) -> Kluster {
-        let mut k = Kluster {
-            name: "k".into(),
-            ..Default::default()
-        };
-        k.status.phase = phase;
-        k.spec.version = spec_version.into();
-        k.status.version = running.into();
-        k
-    }
-
-    #[test]
-    fn plans_follow_the_phase_table() {
-        use KlusterPhase::*;
-        let one = [router("r1", &["s1"])];
-        let s = |secs| Duration::from_secs(secs);
-        let cases: Vec<(Kluster, &[Router], Duration, Vec<Step>)> = vec![
-            (
-                kluster(Pending, "1.32.4", ""),
-                &one,
-                s(0),
-                vec![
-                    Step::SetOpenstack {
-                        router_id: "r1".into(),
-                        network_id: "net-r1".into(),
-                        lb_subnet_id: "s1".into(),
-                    },
-                    Step::SetPhase(Creating),
-                ],
-            ),
-            (kluster(Creating, "1.32.4", ""), &one, s(9), vec![]),
-            (
-                kluster(Creating, "1.32.4", ""),
-                &one,
-                s(10),
-                vec![
-                    Step::SetVersion("1.32.4".into()),
-                    Step::SetMessage(String::new()),
-                    Step::SetPhase(Running),
-                ],
-            ),
-            (kluster(Running, "1.32.4", "1.32.4"), &one, s(999), vec![]),
-            (
-                kluster(Running, "1.33.0", "1.32.4"),
-                &one,
-                s(0),
-                vec![Step::SetPhase(Upgrading)],
-            ),
-            (kluster(Upgrading, "1.33.0", "1.32.4"), &one, s(4), vec![]),
-            (
-                kluster(Upgrading, "1.33.0", "1.32.4"),
-                &one,
-                s(5),
-                vec![Step::SetVersion("1.33.0".into()), Step::SetPhase(Running)],
-            ),
-            (
-                kluster(Terminating, "1.32.4", "1.32.4"),
-                &one,
-                s(999),
-                vec![],
-            ),
-        ];
-        for (i, (k, routers, in_phase, want)) in cases.into_iter().enumerate() {
-            assert_eq!(
-                plan(&k, Some(routers), in_phase, in_phase, T),
-                want,
-                "case {i}"
-            );
-        }
-    }
-
-    #[test]
-    fn creation_that_takes_too_long_warns_once_with_a_message() {
-        let mut k = kluster(KlusterPhase::Pending, "1.32.4", "");
-        let p = plan(&k, Some(&[]), Duration::ZERO, Duration::from_secs(100), T);
-        assert!(
-            matches!(&p[..], [Step::Warn { reason: EventReason::FailedCreate, .. }, Step::SetMessage(m)] if m.contains("not running after 100 seconds (still Pending)")),
-            "{p:?}"
-        );
-        k.status.message = "already said".into();
-        let p = plan(&k, Some(&[]), Duration::ZERO, Duration::from_secs(100), T);
-        assert!(
-            matches!(
-                &p[..],
-                [Step::Warn {
-                    reason: EventReason::ConfigurationError,
-                    ..
-                }]
-            ),
-            "once said, the timeout is not repeated: {p:?}"
-        );
-        let running = kluster(KlusterPhase::Running, "1.32.4", "1.32.4");
-        assert!(plan(
-            &running,
-            Some(&[]),
-            Duration::ZERO,
-            Duration::from_secs(999),
-            T
-        )
-        .is_empty());
-    }
-
-    #[test]
-    fn ambiguous_or_missing_routers_are_configuration_errors_and_stay_pending() {
-        let k = kluster(KlusterPhase::Pending, "1.32.4", "");
-        let two = [router("r1", &["s1"]), router("r2", &["s2"])];
-        let p = plan(&k, Some(&two), Duration::ZERO, Duration::ZERO, T);
-        assert!(
-            matches!(&p[..], [Step::Warn { reason: EventReason::ConfigurationError, detail: Some(EventDetail::SeveralRouters), message }] if message.starts_with("found 2 routers")),
-            "{p:?}"
-        );
-        assert!(matches!(
-            &plan(&k, Some(&[]), Duration::ZERO, Duration::ZERO, T)[..],
-            [Step::Warn { detail: None, .. }]
-        ));
-        // Naming the router resolves the ambiguity.
-        let mut chosen = k.clone();
-        chosen.spec.openstack.router_id = "r2".into();
-        assert_eq!(
-            plan(&chosen, Some(&two), Duration::ZERO, Duration::ZERO, T)[0],
-            Step::SetOpenstack {
-                router_id: "r2".into(),
-                network_id: "net-r2".into(),
-                lb_subnet_id: "s2".into()
-            }
-        );
-        let two_subnets = [router("r1", &["s1", "s2"])];
-        assert!(
-            matches!(&plan(&k, Some(&two_subnets), Duration::ZERO, Duration::ZERO, T)[..], [Step::Warn { message, .. }] if message.contains("2 subnets"))
-        );
-    }
-}
+mod tests;

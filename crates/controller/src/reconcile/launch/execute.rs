@@ -6,6 +6,7 @@ use super::plan_with;
 use super::prefix;
 use crate::cloud::{CloudErrorKind, ServerSpec};
 use crate::reconcile::ctx::{Ctx, Observed, Outcome};
+use crate::reconcile::next::Next;
 use crate::store::StoreError;
 
 /// Launch's executor for one running kluster: deletes the servers its plan removes (not
@@ -53,6 +54,7 @@ pub async fn reconcile(
                 let message = format!("Failed to create node: {e}");
                 ctx.warn(k, EventReason::FailedCreateNode, &message).await?;
                 k.status.node_pools = pools;
+                out.next = Next::backoff();
                 return Ok(out);
             }
         }
@@ -96,6 +98,15 @@ pub async fn reconcile(
             }
         }
     }
+    // Refused: again after a growing delay, unless something else is still on its way.
+    let mine = super::of_kluster(servers, &name);
+    let short = pools.iter().any(|p| p.running != p.size);
+    let busy = out.created > 0 || out.deleted > 0 || super::plan::in_progress(&pools, &mine);
+    out.next = match (busy, out.refused > 0, short) {
+        (true, ..) | (false, false, true) => Next::soon(),
+        (false, true, _) => Next::backoff(),
+        (false, false, false) => Next::change(),
+    };
     k.status.node_pools = pools;
     Ok(out)
 }

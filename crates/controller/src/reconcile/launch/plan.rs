@@ -122,6 +122,17 @@ fn plan_pool(
     (info, 0, delete)
 }
 
+/// Whether the cloud is still working on a kluster whose servers are `mine`, with `pools`
+/// as launch found them: a server building or going, or a node not healthy yet (where
+/// nodes are known).
+pub fn in_progress(pools: &[NodePoolInfo], mine: &[&Server]) -> bool {
+    mine.iter()
+        .any(|s| matches!(s.status, ServerStatus::Build | ServerStatus::Deleting))
+        || pools
+            .iter()
+            .any(|p| !p.health_unknown && p.healthy < p.running)
+}
+
 /// Whether a listing must be confirmed before launch acts on it: a pool whose last
 /// recorded status had servers shows none. (A spurious empty listing once made
 /// Kubernikus create a second set of nodes.)

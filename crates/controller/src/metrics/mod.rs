@@ -9,14 +9,12 @@
 
 use std::time::Duration;
 
-use axum::{
-    extract::{MatchedPath, Request, State},
-    http::{header, StatusCode},
-    middleware::Next,
-    response::{IntoResponse, Response},
-};
-use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry};
+
+mod http;
+
+pub use http::{
+    exposition, method_label, render, route_of, template_label, track_http, HttpMetrics,
 };
 
 use crate::store::Store;
@@ -55,74 +53,6 @@ fn gauge(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
     register(r, g)
 }
 
-/// HTTP requests served: `<prefix>_http_requests_total{method,route,status}` and
-/// `<prefix>_http_request_duration_seconds{method,route,status}`.
-#[derive(Clone, Debug)]
-pub struct HttpMetrics {
-    requests: IntCounterVec,
-    duration: HistogramVec,
-}
-
-impl HttpMetrics {
-    /// Registers the two families in `r` under `prefix` (e.g. `mc_controller`).
-    pub fn new(r: &Registry, prefix: &str) -> Self {
-        let labels = ["method", "route", "status"];
-        HttpMetrics {
-            requests: counter(
-                r,
-                &format!("{prefix}_http_requests_total"),
-                "HTTP requests served, by method, route template and status",
-                &labels,
-            ),
-            duration: histogram(
-                r,
-                &format!("{prefix}_http_request_duration_seconds"),
-                "Time to answer an HTTP request (until the response head), by method, route template and status",
-                &labels,
-            ),
-        }
-    }
-
-    /// Counts one request.
-    pub fn observe(&self, method: &str, route: &str, status: u16, took: Duration) {
-        let status = status.to_string();
-        let labels = [method, route, status.as_str()];
-        self.requests.with_label_values(&labels).inc();
-        self.duration
-            .with_label_values(&labels)
-            .observe(took.as_secs_f64());
-    }
-}
-
-/// The route template of a request (`/api/v1/clusters/:name`), never its raw path, so a
-/// stranger cannot grow the label set; `unmatched` when no route matched. Parameters are
-/// written `:name` (`*rest` for a wildcard), not axum's `{name}`: braces inside a label
-/// value trip up some text-format parsers.
-pub fn route_of(req: &Request) -> String {
-    req.extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |m| template_label(m.as_str()))
-}
-
-/// axum's `/a/{name}/{*rest}` as `/a/:name/*rest`.
-pub fn template_label(path: &str) -> String {
-    path.replace("{*", "*").replace('{', ":").replace('}', "")
-}
-
-/// Methods as labels: the usual ones by name, anything else as `other`.
-pub fn method_label(m: &axum::http::Method) -> &'static str {
-    match m.as_str() {
-        "GET" => "GET",
-        "HEAD" => "HEAD",
-        "POST" => "POST",
-        "PUT" => "PUT",
-        "DELETE" => "DELETE",
-        "PATCH" => "PATCH",
-        "OPTIONS" => "OPTIONS",
-        _ => "other",
-    }
-}
-
 /// Everything the controller measures, in its own registry.
 #[derive(Clone, Debug)]
 pub struct Metrics {
@@ -132,6 +62,7 @@ pub struct Metrics {
     pub http: HttpMetrics,
     reconcile_duration: HistogramVec,
     reconcile_errors: IntCounterVec,
+    resyncs: IntCounterVec,
     pass_duration: HistogramVec,
     events: IntCounterVec,
     cloud_duration: HistogramVec,
@@ -169,8 +100,14 @@ impl Metrics {
             reconcile_errors: counter(
                 &r,
                 &format!("{p}_reconcile_errors_total"),
-                "Reconciliations that failed (retried by the next pass), by reconciler",
-                &["reconciler"],
+                "Reconciliations that failed (retried later), by reconciler (ground, flight, launch, deorbit, or pass for a whole project's pass) and kind (a store error's kind, cloud_unavailable, cut_short)",
+                &["reconciler", "kind"],
+            ),
+            resyncs: counter(
+                &r,
+                &format!("{p}_reconcile_resyncs_total"),
+                "Full resyncs: every kluster passed, as a safety net for what changes in the cloud unseen",
+                &[],
             ),
             pass_duration: histogram(
                 &r,
@@ -228,8 +165,14 @@ impl Metrics {
     /// Zero series for the error counters, so dashboards see them before the first error.
     fn with_zero_errors(self) -> Self {
         for r in ["ground", "flight", "launch", "deorbit"] {
-            self.reconcile_errors.with_label_values(&[r]);
+            for kind in ["store_unavailable", "database"] {
+                self.reconcile_errors.with_label_values(&[r, kind]);
+            }
         }
+        for kind in ["cloud_unavailable", "cut_short"] {
+            self.reconcile_errors.with_label_values(&["pass", kind]);
+        }
+        self.resyncs.with_label_values(&[] as &[&str]);
         for op in [
             "metadata",
             "quota",
@@ -248,14 +191,29 @@ impl Metrics {
         self
     }
 
-    /// Times one reconciler's work on one kluster; counts it as an error when `ok` is false.
-    pub fn reconciled(&self, reconciler: &str, took: Duration, ok: bool) {
+    /// Times one reconciler's work on one kluster; counts an error of `failed` kind.
+    pub fn reconciled(&self, reconciler: &str, took: Duration, failed: Option<&str>) {
         self.reconcile_duration
             .with_label_values(&[reconciler])
             .observe(took.as_secs_f64());
-        if !ok {
-            self.reconcile_errors.with_label_values(&[reconciler]).inc();
+        if let Some(kind) = failed {
+            self.reconcile_errors
+                .with_label_values(&[reconciler, kind])
+                .inc();
         }
+    }
+
+    /// Counts a project's pass that went wrong as a whole: `cloud_unavailable` (the cloud
+    /// did not answer its listing) or `cut_short` (past twice its time budget).
+    pub fn reconcile_error(&self, kind: &str) {
+        self.reconcile_errors
+            .with_label_values(&["pass", kind])
+            .inc();
+    }
+
+    /// Counts a full resync (every kluster passed, as a safety net).
+    pub fn resync(&self) {
+        self.resyncs.with_label_values(&[] as &[&str]).inc();
     }
 
     /// Times one project's pass.
@@ -324,38 +282,6 @@ impl Metrics {
     pub fn render(&self) -> String {
         render(&self.registry)
     }
-}
-
-/// `registry` in the Prometheus text format (0.0.4).
-pub fn render(registry: &Registry) -> String {
-    let mut out = Vec::new();
-    if let Err(e) = TextEncoder::new().encode(&registry.gather(), &mut out) {
-        tracing::error!(error = %e, "metrics not encoded");
-    }
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// The answer of a `/metrics` route: the text format with its content type.
-pub fn exposition(text: String) -> Response {
-    (
-        StatusCode::OK,
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response()
-}
-
-/// Middleware: counts and times every request by method, route template and status.
-pub async fn track_http(State(http): State<HttpMetrics>, req: Request, next: Next) -> Response {
-    let start = std::time::Instant::now();
-    let method = method_label(req.method());
-    let route = route_of(&req);
-    let res = next.run(req).await;
-    http.observe(method, &route, res.status().as_u16(), start.elapsed());
-    res
 }
 
 #[cfg(test)]

@@ -1,0 +1,114 @@
+//! HTTP metrics shared by the controller and the dashboard: requests by method, route
+//! template and status, the text exposition and the middleware that counts them.
+
+use std::time::Duration;
+
+use axum::{
+    extract::{MatchedPath, Request, State},
+    http::{header, StatusCode},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use prometheus::{Encoder, HistogramVec, IntCounterVec, Registry, TextEncoder};
+
+use super::{counter, histogram};
+
+/// HTTP requests served: `<prefix>_http_requests_total{method,route,status}` and
+/// `<prefix>_http_request_duration_seconds{method,route,status}`.
+#[derive(Clone, Debug)]
+pub struct HttpMetrics {
+    requests: IntCounterVec,
+    duration: HistogramVec,
+}
+
+impl HttpMetrics {
+    /// Registers the two families in `r` under `prefix` (e.g. `mc_controller`).
+    pub fn new(r: &Registry, prefix: &str) -> Self {
+        let labels = ["method", "route", "status"];
+        HttpMetrics {
+            requests: counter(
+                r,
+                &format!("{prefix}_http_requests_total"),
+                "HTTP requests served, by method, route template and status",
+                &labels,
+            ),
+            duration: histogram(
+                r,
+                &format!("{prefix}_http_request_duration_seconds"),
+                "Time to answer an HTTP request (until the response head), by method, route template and status",
+                &labels,
+            ),
+        }
+    }
+
+    /// Counts one request.
+    pub fn observe(&self, method: &str, route: &str, status: u16, took: Duration) {
+        let status = status.to_string();
+        let labels = [method, route, status.as_str()];
+        self.requests.with_label_values(&labels).inc();
+        self.duration
+            .with_label_values(&labels)
+            .observe(took.as_secs_f64());
+    }
+}
+
+/// The route template of a request (`/api/v1/clusters/:name`), never its raw path, so a
+/// stranger cannot grow the label set; `unmatched` when no route matched. Parameters are
+/// written `:name` (`*rest` for a wildcard), not axum's `{name}`: braces inside a label
+/// value trip up some text-format parsers.
+pub fn route_of(req: &Request) -> String {
+    req.extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |m| template_label(m.as_str()))
+}
+
+/// axum's `/a/{name}/{*rest}` as `/a/:name/*rest`.
+pub fn template_label(path: &str) -> String {
+    path.replace("{*", "*").replace('{', ":").replace('}', "")
+}
+
+/// Methods as labels: the usual ones by name, anything else as `other`.
+pub fn method_label(m: &axum::http::Method) -> &'static str {
+    match m.as_str() {
+        "GET" => "GET",
+        "HEAD" => "HEAD",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "PATCH" => "PATCH",
+        "OPTIONS" => "OPTIONS",
+        _ => "other",
+    }
+}
+
+/// `registry` in the Prometheus text format (0.0.4).
+pub fn render(registry: &Registry) -> String {
+    let mut out = Vec::new();
+    if let Err(e) = TextEncoder::new().encode(&registry.gather(), &mut out) {
+        tracing::error!(error = %e, "metrics not encoded");
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The answer of a `/metrics` route: the text format with its content type.
+pub fn exposition(text: String) -> Response {
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
+
+/// Middleware: counts and times every request by method, route template and status.
+pub async fn track_http(State(http): State<HttpMetrics>, req: Request, next: Next) -> Response {
+    let start = std::time::Instant::now();
+    let method = method_label(req.method());
+    let route = route_of(&req);
+    let res = next.run(req).await;
+    http.observe(method, &route, res.status().as_u16(), start.elapsed());
+    res
+}

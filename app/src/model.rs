@@ -1,5 +1,6 @@
 //! Data the server functions hand to the UI. Nothing here ever holds a token.
 
+use kubernikus_policy::Permission;
 use serde::{Deserialize, Serialize};
 
 pub use crate::list_model::*;
@@ -17,8 +18,18 @@ pub struct SessionInfo {
     pub project_name: String,
     /// Keystone roles on the project.
     pub roles: Vec<String>,
+    /// What the controller's policy grants the session in its project
+    /// (`GET /api/v1/access`): the UI offers exactly these.
+    pub granted: Vec<Permission>,
     /// When the session ends at the latest (RFC 3339, UTC).
     pub expires_at: String,
+}
+
+impl SessionInfo {
+    /// Whether the controller's policy grants the session `permission`.
+    pub fn may(&self, permission: Permission) -> bool {
+        self.granted.contains(&permission)
+    }
 }
 
 /// A project the user can switch to.

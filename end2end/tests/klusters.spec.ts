@@ -125,7 +125,7 @@ test("a member sees no create, scale or delete controls and the server refuses t
   await expect(page.getByRole("link", { name: "Download kubeconfig" })).toBeVisible();
   await shot(page, "kluster-detail-member");
   await page.goto("/klusters/new");
-  await expect(page.getByText("Only project admins")).toBeVisible();
+  await expect(page.getByText("does not let you create klusters")).toBeVisible();
 
   // Calling the server function directly does not help: the controller's 403, in words.
   const base = test.info().project.use.baseURL!;

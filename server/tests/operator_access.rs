@@ -122,7 +122,7 @@ async fn project_users_get_403_in_words_and_no_project_data_from_the_operator_pa
     );
     let (_, _, other) = page(&alice, &srv, &format!("/audit?project={staging_id}")).await;
     assert!(
-        other.contains("Only cloud admins") && !other.contains("staged-one"),
+        other.contains("audit trail is for cloud admins only") && !other.contains("staged-one"),
         "{other}"
     );
     for (f, form) in [

@@ -1,5 +1,6 @@
 //! The top bar: user@domain, project switcher, roles, sign-out.
 
+use kubernikus_policy::Permission;
 use leptos::prelude::*;
 
 use crate::components::post_form::{form_action, FormAction, PostForm};
@@ -25,8 +26,8 @@ pub fn Header(
 ) -> impl IntoView {
     let logout = form_action::<Logout>();
     let current = info.project_id.clone();
-    let cloud = crate::components::signed_in::is_cloud_admin(&info);
-    let auditor = cloud || crate::components::signed_in::is_admin(&info);
+    let cloud = info.may(Permission::CloudAdmin);
+    let auditor = cloud || info.may(Permission::ProjectAdmin);
     let roles = if info.roles.is_empty() {
         "no roles".to_string()
     } else {

@@ -48,15 +48,3 @@ where
         </Transition>
     }
 }
-
-/// Whether the session may create, change and delete klusters.
-pub fn is_admin(info: &SessionInfo) -> bool {
-    info.roles.iter().any(|r| r == "kubernetes_admin")
-}
-
-/// Whether the session is a cloud admin as the default Kubernikus policy says (user domain
-/// `Default` or `ccadmin`, project `cloud_admin`). Only decides which links the header
-/// shows: the controller decides what the operator views answer.
-pub fn is_cloud_admin(info: &SessionInfo) -> bool {
-    matches!(info.user_domain.as_str(), "Default" | "ccadmin") && info.project_name == "cloud_admin"
-}

@@ -2,13 +2,14 @@
 //! filtered by kluster, user, action, time and (cloud admins) project. The filters live in
 //! the URL (a plain GET form), so the page works without JavaScript and can be linked.
 
+use kubernikus_policy::Permission;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::components::error_alert::ErrorAlert;
 use crate::components::scroll_region::ScrollRegion;
-use crate::components::signed_in::{is_cloud_admin, SignedIn};
+use crate::components::signed_in::SignedIn;
 use crate::components::style::{
     H1_LIST, INPUT, LABEL, META, MUTED, PRIMARY, ROW, SECONDARY, SURFACE, TABLE, THEAD,
 };
@@ -48,7 +49,7 @@ pub fn AuditPage() -> impl IntoView {
     view! {
         <Title text="Audit"/>
         <SignedIn content=move |info| {
-            let cloud = is_cloud_admin(&info);
+            let cloud = info.may(Permission::CloudAdmin);
             view! { <Audit cloud project=info.project_name records/> }
         }/>
     }

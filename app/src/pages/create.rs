@@ -1,12 +1,13 @@
 //! `/klusters/new`: the create form (admins).
 
+use kubernikus_policy::Permission;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::components::create_form::CreateForm;
 use crate::components::error_alert::ErrorAlert;
 use crate::components::form_failure::retry_requested;
-use crate::components::signed_in::{is_admin, SignedIn};
+use crate::components::signed_in::SignedIn;
 use crate::components::style::{H1, LINK, NOTICE};
 use crate::server_fns::get_create_context;
 
@@ -20,10 +21,10 @@ pub fn CreatePage() -> impl IntoView {
     view! {
         <Title text="New kluster"/>
         <SignedIn content=move |info| {
-            if !is_admin(&info) {
+            if !info.may(Permission::CreateCluster) {
                 return view! {
                     <p role="alert" class=NOTICE>
-                        "Only project admins (role kubernetes_admin) can create klusters. "
+                        "The controller's policy does not let you create klusters in this project (by default that needs the role kubernetes_admin). "
                         <a href="/" class="underline">"Back to the list"</a>
                     </p>
                 }.into_any();

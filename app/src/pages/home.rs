@@ -1,10 +1,11 @@
 //! The dashboard landing page: the project's klusters.
 
+use kubernikus_policy::Permission;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::components::kluster_list::{list_resource, KlusterList};
-use crate::components::signed_in::{is_admin, SignedIn};
+use crate::components::signed_in::SignedIn;
 
 /// The project's klusters (requires a session).
 #[component]
@@ -13,7 +14,7 @@ pub fn HomePage() -> impl IntoView {
     view! {
         <Title text="Dashboard"/>
         <SignedIn content=move |info| {
-            let admin = is_admin(&info);
+            let admin = info.may(Permission::CreateCluster);
             view! { <KlusterList project=info.project_name admin params klusters/> }
         }/>
     }

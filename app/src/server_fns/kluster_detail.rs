@@ -38,7 +38,7 @@ pub async fn get_kluster_detail(
     let mut events = events.unwrap_or_default();
     events.reverse();
     let kluster = kluster.map_err(|e| fail(e.into()))?;
-    let is_admin = rec.roles.iter().any(|r| r == "kubernetes_admin");
+    let is_admin = rec.may(kubernikus_policy::Permission::UpdateCluster);
     // What an admin may change to: versions by the update rules, flavors and zones.
     let (upgrades, flavors, zones) = if is_admin {
         let (info, meta) = tokio::join!(c.api_info(&rec.token), c.metadata(&rec.token),);

@@ -120,7 +120,9 @@ pub(crate) mod ssr {
                 return Err(AppError::Internal);
             }
         };
-        let record = AuthRecord::from_token(token, st.session_max_lifetime, st.clock.now_utc())?;
+        let mut record =
+            AuthRecord::from_token(token, st.session_max_lifetime, st.clock.now_utc())?;
+        record.ask_grants(&st).await;
         let session = session().await?;
         // Signing in over a session ends that one first: its token chain is revoked.
         if let Some(old) = session

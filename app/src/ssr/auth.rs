@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use kubernikus_policy::{Creds, Permission, Policy};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use tower_sessions::Session;
@@ -35,6 +36,10 @@ pub struct AuthRecord {
     pub project_name: String,
     /// Roles on the project.
     pub roles: Vec<String>,
+    /// What the controller's policy grants in the project ([`AuthRecord::ask_grants`]);
+    /// `None` in a record written before the dashboard asked (asked at its next check).
+    #[serde(default)]
+    pub granted: Option<Vec<Permission>>,
     /// The session ends at this time at the latest (token expiry or max lifetime).
     #[serde(with = "time::serde::rfc3339")]
     pub expires_at: OffsetDateTime,
@@ -64,9 +69,44 @@ impl AuthRecord {
             project_id: project.id,
             project_name: project.name,
             roles: token.roles,
+            granted: None,
             expires_at: token.expires_at.min(cap),
             checked_at: now,
         })
+    }
+
+    /// Whether the controller's policy grants this session `permission`.
+    pub fn may(&self, permission: Permission) -> bool {
+        self.granted
+            .as_ref()
+            .is_some_and(|g| g.contains(&permission))
+    }
+
+    /// Asks the controller what its policy grants this token (`GET /api/v1/access`). A
+    /// Kubernikus without that extension (404), or a controller that does not answer, leaves
+    /// the default Kubernikus policy's answer for the token's roles: the API still decides
+    /// every call, this only chooses what the pages offer.
+    pub async fn ask_grants(&mut self, st: &AppState) {
+        let granted = match st.controller.access(&self.token).await {
+            Ok(a) => a
+                .granted
+                .iter()
+                .filter_map(|name| Permission::from_rule(name))
+                .collect(),
+            Err(e) => {
+                if e.status() != Some(404) {
+                    tracing::warn!(error = %e, "the controller did not say what the session may do; the default policy decides what the pages offer");
+                }
+                Policy::kubernikus().granted(&Creds {
+                    user_id: self.user_id.clone(),
+                    project_id: self.project_id.clone(),
+                    project_name: self.project_name.clone(),
+                    domain_name: self.user_domain.clone(),
+                    roles: self.roles.clone(),
+                })
+            }
+        };
+        self.granted = Some(granted);
     }
 
     /// What the UI may see of this record (no token).
@@ -77,6 +117,7 @@ impl AuthRecord {
             project_id: self.project_id.clone(),
             project_name: self.project_name.clone(),
             roles: self.roles.clone(),
+            granted: self.granted.clone().unwrap_or_default(),
             expires_at: self
                 .expires_at
                 .format(&time::format_description::well_known::Rfc3339)
@@ -121,6 +162,10 @@ async fn check(
             end(session).await;
         }
         return Err(AppError::SessionExpired);
+    }
+    if rec.granted.is_none() {
+        rec.ask_grants(st).await;
+        session.insert(AUTH_KEY, &rec).await.map_err(store_error)?;
     }
     if now - rec.checked_at >= st.revalidate_after {
         // One question to Keystone per token and interval, however many calls need it.

@@ -299,7 +299,11 @@ async fn the_audit_trail_records_who_changed_what_and_is_scoped_per_project() {
     )
     .await;
     assert_eq!(s, 403);
-    assert_error(&v, 403, "Only cloud admins");
+    assert_error(
+        &v,
+        403,
+        "Another project's audit trail is for cloud admins only",
+    );
     let (s, _) = send(
         &app,
         "GET",

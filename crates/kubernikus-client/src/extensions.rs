@@ -10,6 +10,15 @@ use reqwest::Method;
 
 use crate::{percent_encode, query_string, stream, Client, Error, EventStream};
 
+/// What `GET /api/v1/access` answers (an extension): the policy rules the caller passes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct Access {
+    /// The project the token is scoped to.
+    pub project: String,
+    /// The policy's rule names the caller passes (`CreateCluster`, `kubernetes_admin`, ...).
+    pub granted: Vec<String>,
+}
+
 /// Which project events to read (`GET /api/v1/events`, an extension).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventsQuery {
@@ -50,6 +59,13 @@ impl Client {
     pub async fn metadata(&self, token: &TokenSecret) -> Result<OpenstackMetadata, Error> {
         let path = "/api/v1/openstack/metadata";
         self.call(Method::GET, token, path, None::<&()>).await
+    }
+
+    /// `GET /api/v1/access` (extension; a Kubernikus answers 404): what the policy grants
+    /// the token's user in its project.
+    pub async fn access(&self, token: &TokenSecret) -> Result<Access, Error> {
+        self.call(Method::GET, token, "/api/v1/access", None::<&()>)
+            .await
     }
 
     /// `GET /api/v1/openstack/quota` (extension; a Kubernikus answers 404).

@@ -8,6 +8,7 @@ use axum::{
 
 use super::clusters::{find, internal, kubeconfig_for, open_ca};
 use super::{ApiError, ApiState, Caller};
+use crate::auth::Permission;
 
 /// Where nodes keep the CA that signs kubelet clients.
 const KUBELET_CLIENTS_CA_FILE: &str = "/etc/kubernetes/certs/kubelet-clients-ca.pem";
@@ -21,7 +22,7 @@ pub async fn bootstrap(
     origin: super::audit::Origin,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::BootstrapConfig>, ApiError> {
-    let who = caller.allow(&st, "GetBootstrapConfig")?;
+    let who = caller.allow(&st, Permission::GetBootstrapConfig)?;
     let user = format!("system:bootstrap:{name}");
     let orgs = ["system:bootstrappers".to_string()];
     let (k, kubeconfig, ca_pem) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
@@ -55,7 +56,7 @@ pub async fn kubeadm_secret(
     caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::KubeadmSecret>, ApiError> {
-    let who = caller.allow(&st, "GetClusterKubeadmSecret")?;
+    let who = caller.allow(&st, Permission::GetClusterKubeadmSecret)?;
     let k = find(&st, &who.account, &name).await?.kluster;
     if !k.spec.seed_kubeadm {
         return Err(ApiError::new(
@@ -88,7 +89,7 @@ pub async fn values(
     caller: Caller,
     Path((account, name)): Path<(String, String)>,
 ) -> Result<Json<Values>, ApiError> {
-    caller.allow(&st, "GetClusterValues")?;
+    caller.allow(&st, Permission::GetClusterValues)?;
     let k = find(&st, &account, &name).await?.kluster;
     let s = &k.spec;
     let q = |v: &str| serde_json::to_string(v).unwrap_or_default(); // JSON strings are YAML strings

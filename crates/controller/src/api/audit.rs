@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::error::bad_query;
 use super::hygiene::RequestId;
 use super::{ApiError, ApiState, Caller};
-use crate::auth::Principal;
+use crate::auth::{Permission, Principal};
 use crate::store::{audit_time, AuditFilter};
 
 /// Where a request came from: its id and the client's address.
@@ -197,11 +197,6 @@ pub fn parse_since(s: &str) -> Option<String> {
         .map(audit_time)
 }
 
-/// Whether `who` is a cloud admin (the policy's `kubernetes_cloud_admin` rule).
-pub fn is_cloud_admin(st: &ApiState, who: &Principal) -> bool {
-    st.policy.allows("kubernetes_cloud_admin", &who.creds())
-}
-
 /// `GET /api/v1/audit`: audit records, newest first.
 pub async fn list(
     State(st): State<ApiState>,
@@ -210,7 +205,7 @@ pub async fn list(
 ) -> Result<Json<Vec<AuditRecord>>, ApiError> {
     let who = caller.0;
     let Query(q) = query.map_err(bad_query)?;
-    let cloud_admin = is_cloud_admin(&st, &who);
+    let cloud_admin = st.permits(&who, Permission::CloudAdmin);
     let project = match (cloud_admin, q.project) {
         (true, p) => super::ops::project_filter(&st, p.unwrap_or_default()).await,
         (false, Some(p))
@@ -218,29 +213,18 @@ pub async fn list(
                 && p != who.account
                 && !p.eq_ignore_ascii_case(&who.account_name) =>
         {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "Only cloud admins may read the audit trail of other projects; you are \
-                     signed in to project {}",
-                    who.account_name
-                ),
+            return Err(super::caller::denied(
+                &who,
+                &[Permission::CloudAdmin],
+                "Another project's audit trail",
             ))
         }
         (false, _) => {
-            if !st.policy.allows("kubernetes_admin", &who.creds()) {
-                return Err(ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    format!(
-                        "The audit trail is for admins of the project (role kubernetes_admin) \
-                         and cloud admins; your roles in project {}: {}",
-                        who.account_name,
-                        if who.roles.is_empty() {
-                            "none".to_string()
-                        } else {
-                            who.roles.join(", ")
-                        }
-                    ),
+            if !st.permits(&who, Permission::ProjectAdmin) {
+                return Err(super::caller::denied(
+                    &who,
+                    &[Permission::ProjectAdmin, Permission::CloudAdmin],
+                    "The audit trail",
                 ));
             }
             who.account.clone()

@@ -1,12 +1,17 @@
-//! The authenticated caller as an extractor, and the per-request slot the access log reads
-//! the caller's user and project from.
+//! The authenticated caller as an extractor, the one place a request is allowed or refused
+//! by the policy ([`Caller::allow`], [`denied`]: the one 403 sentence), `GET /api/v1/access`
+//! (what the caller may do), and the per-request slot the access log reads the caller's user
+//! and project from.
 
 use std::sync::{Arc, OnceLock};
 
-use axum::{extract::FromRequestParts, http::request::Parts, http::StatusCode};
+use axum::{
+    extract::FromRequestParts, extract::State, http::request::Parts, http::StatusCode, Json,
+};
+use serde::Serialize;
 
 use super::{ApiError, ApiState};
-use crate::auth::Principal;
+use crate::auth::{Permission, Principal};
 
 /// Filled with (user id, project id) once a request is authenticated.
 #[derive(Clone, Debug, Default)]
@@ -38,23 +43,71 @@ impl FromRequestParts<ApiState> for Caller {
 }
 
 impl Caller {
-    /// The principal, if the policy allows it `operation`; else 403 with the reason.
-    pub fn allow(self, st: &ApiState, operation: &str) -> Result<Principal, ApiError> {
-        let who = self.0;
-        if st.policy.allows(operation, &who.creds()) {
-            return Ok(who);
-        }
-        let roles = if who.roles.is_empty() {
-            "none".to_string()
-        } else {
-            who.roles.join(", ")
-        };
-        Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "You are not allowed to do {operation} in project {} (your roles: {roles})",
-                who.account_name
-            ),
-        ))
+    /// The principal, if the policy grants it `permission`; else 403 saying why.
+    pub fn allow(self, st: &ApiState, permission: Permission) -> Result<Principal, ApiError> {
+        self.allow_to(st, permission, "This")
     }
+
+    /// [`Caller::allow`], naming `subject` ("The simulator API") in the refusal of a group.
+    pub fn allow_to(
+        self,
+        st: &ApiState,
+        permission: Permission,
+        subject: &str,
+    ) -> Result<Principal, ApiError> {
+        if st.permits(&self.0, permission) {
+            return Ok(self.0);
+        }
+        Err(denied(&self.0, &[permission], subject))
+    }
+}
+
+impl ApiState {
+    /// Whether the policy grants `who` `permission`.
+    pub fn permits(&self, who: &Principal, permission: Permission) -> bool {
+        self.policy.permits(permission, &who.creds())
+    }
+}
+
+/// The one 403 of the API: the operation the caller may not do, or who `subject` is for
+/// (any of `needs`), with the caller's project and roles.
+pub fn denied(who: &Principal, needs: &[Permission], subject: &str) -> ApiError {
+    let roles = if who.roles.is_empty() {
+        "none".to_string()
+    } else {
+        who.roles.join(", ")
+    };
+    let groups: Vec<&str> = needs.iter().filter_map(|p| p.group()).collect();
+    let message = match (needs.first(), groups.is_empty()) {
+        (Some(op), true) => format!(
+            "You are not allowed to do {} in project {} (your roles: {roles})",
+            op.rule(),
+            who.account_name
+        ),
+        _ => format!(
+            "{subject} is for {}; you are signed in to project {} (your roles: {roles})",
+            groups.join(" and "),
+            who.account_name
+        ),
+    };
+    ApiError::new(StatusCode::FORBIDDEN, message)
+}
+
+/// What `GET /api/v1/access` answers (a Mission Control extension).
+#[derive(Debug, Serialize)]
+pub struct Access {
+    /// The project the token is scoped to.
+    pub project: String,
+    /// The policy rules the caller passes, by their names in the policy file.
+    pub granted: Vec<&'static str>,
+}
+
+/// `GET /api/v1/access`: which of the policy's rules the caller passes, so a dashboard shows
+/// what the API allows without deciding it itself.
+pub async fn access(State(st): State<ApiState>, Caller(who): Caller) -> Json<Access> {
+    let granted = st.policy.granted(&who.creds());
+    Json(Access {
+        project: who.account,
+        granted: granted.into_iter().map(Permission::rule).collect(),
+    })
 }

@@ -17,6 +17,7 @@ use super::audit::{self, Origin};
 use super::catalog::{self, Catalog};
 use super::versions::{versioned, IfMatch};
 use super::{admission, ApiError, ApiState, Caller};
+use crate::auth::Permission;
 use crate::pki::{self, KlusterCa};
 use crate::store::{CaRecord, NewEvent, StoredKluster};
 
@@ -30,7 +31,7 @@ pub async fn list(
     caller: Caller,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let who = caller.allow(&st, "ListClusters")?;
+    let who = caller.allow(&st, Permission::ListClusters)?;
     let Query(pairs) = query.map_err(super::error::bad_query)?;
     let query = ListQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
@@ -53,7 +54,7 @@ pub async fn create(
     origin: Origin,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let who = caller.allow(&st, "CreateCluster")?;
+    let who = caller.allow(&st, Permission::CreateCluster)?;
     let request = admission::prepare(parse(body)?, &st.settings)?;
     catalog::check_new(&request, &Catalog::of(&st, &who.account).await?)?;
     let ca = KlusterCa::generate(&request.name, &who.account).map_err(internal)?;
@@ -89,7 +90,7 @@ pub async fn show(
     caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    let who = caller.allow(&st, "ShowCluster")?;
+    let who = caller.allow(&st, Permission::ShowCluster)?;
     let k = find(&st, &who.account, &name).await?.kluster;
     Ok(versioned(StatusCode::OK, k))
 }
@@ -105,7 +106,7 @@ pub async fn update(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let who = caller.allow(&st, "UpdateCluster")?;
+    let who = caller.allow(&st, Permission::UpdateCluster)?;
     let req = parse(body)?;
     let if_match = IfMatch::of(&headers);
     // Pools the update adds are checked against the cloud's catalog (read only then).
@@ -158,7 +159,7 @@ pub async fn terminate(
     origin: Origin,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let who = caller.allow(&st, "TerminateCluster")?;
+    let who = caller.allow(&st, Permission::TerminateCluster)?;
     let stored = find(&st, &who.account, &name).await?;
     if stored.termination_protected {
         return Err(ApiError::new(
@@ -217,7 +218,7 @@ pub async fn events(
     caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Json<Vec<kluster::Event>>, ApiError> {
-    let who = caller.allow(&st, "GetClusterEvents")?;
+    let who = caller.allow(&st, Permission::GetClusterEvents)?;
     let k = find(&st, &who.account, &name).await?.kluster;
     let uid = k.metadata.as_ref().map(|m| m.uid.as_str());
     Ok(Json(st.store.events(&who.account, &name, uid).await?))
@@ -230,7 +231,7 @@ pub async fn info(
     caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::KlusterInfo>, ApiError> {
-    let who = caller.allow(&st, "GetClusterInfo")?;
+    let who = caller.allow(&st, Permission::GetClusterInfo)?;
     find(&st, &who.account, &name).await?;
     let setup_command = format!(
         "kubernikusctl auth init --username {} --user-domain-name {} --project-id {} --auth-url {} --url {} --name {}",
@@ -271,7 +272,7 @@ pub async fn credentials(
     origin: Origin,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::Credentials>, ApiError> {
-    let who = caller.allow(&st, "GetClusterCredentials")?;
+    let who = caller.allow(&st, Permission::GetClusterCredentials)?;
     let user = format!("{}@{}", who.name, who.domain);
     let orgs: Vec<String> = who.roles.iter().map(|r| format!("os:{r}")).collect();
     let (_, kubeconfig, _) = kubeconfig_for(&st, &who.account, &name, &user, &orgs).await?;
@@ -341,7 +342,7 @@ pub async fn credentials_oidc(
     caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Json<kluster::Credentials>, ApiError> {
-    let who = caller.allow(&st, "GetClusterCredentialsOIDC")?;
+    let who = caller.allow(&st, Permission::GetClusterCredentialsOIDC)?;
     find(&st, &who.account, &name).await?;
     Err(ApiError::new(
         StatusCode::NOT_FOUND,

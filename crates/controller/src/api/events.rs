@@ -17,6 +17,7 @@ use serde::Deserialize;
 
 use super::error::bad_query;
 use super::{ApiError, ApiState, Caller};
+use crate::auth::Permission;
 
 /// How many events one read returns at most.
 const PAGE: i64 = 500;
@@ -46,7 +47,7 @@ pub async fn list(
     caller: Caller,
     query: Result<Query<EventQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<ProjectEvent>>, ApiError> {
-    let who = caller.allow(&st, "GetClusterEvents")?;
+    let who = caller.allow(&st, Permission::GetClusterEvents)?;
     let Query(q) = query.map_err(bad_query)?;
     let events = match q.last {
         Some(n) => {
@@ -85,7 +86,7 @@ pub async fn stream(
     let who = if all {
         super::ops::require_cloud_admin(&st, caller)?
     } else {
-        caller.allow(&st, "GetClusterEvents")?
+        caller.allow(&st, Permission::GetClusterEvents)?
     };
     let resume = match headers.get("last-event-id").map(|v| v.to_str()) {
         None => None,

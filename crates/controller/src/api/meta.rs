@@ -8,6 +8,7 @@ use axum::{
 };
 
 use super::{ApiError, ApiState, Caller};
+use crate::auth::Permission;
 
 /// `GET /info` (operation `Info`): versions this controller offers.
 pub async fn info(State(st): State<ApiState>) -> Json<kluster::Info> {
@@ -61,7 +62,7 @@ pub async fn openstack_metadata(
     State(st): State<ApiState>,
     caller: Caller,
 ) -> Result<Json<kluster::OpenstackMetadata>, ApiError> {
-    let who = caller.allow(&st, "GetOpenstackMetadata")?;
+    let who = caller.allow(&st, Permission::GetOpenstackMetadata)?;
     st.cloud
         .metadata(&who.account)
         .await

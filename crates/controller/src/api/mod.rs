@@ -165,6 +165,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/v1/openstack/metadata", get(meta::openstack_metadata))
         .route("/api/v1/openstack/quota", get(quota::quota))
         .route("/api/v1/events", get(events::list))
+        .route("/api/v1/access", get(caller::access))
         .route("/api/v1/audit", get(audit::list))
         .route("/api/v1/ops/events", get(ops::events))
         .route("/api/v1/ops/attention", get(ops::attention))

@@ -9,31 +9,18 @@ use std::time::Duration;
 
 use axum::{
     extract::{Query, State},
-    http::StatusCode,
     Json,
 };
 use kluster::{Attention, KlusterPhase, OpsEvent, ProjectQuota};
 use serde::Deserialize;
 
-use super::audit::is_cloud_admin;
 use super::error::bad_query;
 use super::{ApiError, ApiState, Caller};
-use crate::auth::Principal;
+use crate::auth::{Permission, Principal};
 
 /// The caller, if a cloud admin; else 403 saying who may.
 pub fn require_cloud_admin(st: &ApiState, caller: Caller) -> Result<Principal, ApiError> {
-    let who = caller.0;
-    if is_cloud_admin(st, &who) {
-        return Ok(who);
-    }
-    Err(ApiError::new(
-        StatusCode::FORBIDDEN,
-        format!(
-            "The operator views are for cloud admins only (the policy's kubernetes_cloud_admin \
-             rule: project cloud_admin); you are signed in to project {}",
-            who.account_name
-        ),
-    ))
+    caller.allow_to(st, Permission::CloudAdmin, "This operator view")
 }
 
 /// Which events of `GET /api/v1/ops/events`.

@@ -11,6 +11,7 @@ use axum::{
 
 use super::versions::versioned;
 use super::{ApiError, ApiState, Caller};
+use crate::auth::Permission;
 
 /// The request body.
 #[derive(serde::Deserialize)]
@@ -27,7 +28,7 @@ pub async fn set(
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let who = caller.allow(&st, "UpdateCluster")?;
+    let who = caller.allow(&st, Permission::UpdateCluster)?;
     let body = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
     let want: Protection = serde_json::from_slice(&body).map_err(|e| {
         ApiError::unprocessable(format!(

@@ -5,11 +5,12 @@ use std::time::Duration;
 use axum::{extract::State, http::StatusCode, Json};
 
 use super::{ApiError, ApiState, Caller};
+use crate::auth::Permission;
 use crate::cloud::Quota;
 
 /// `GET /api/v1/openstack/quota`: the project's compute quota, limit and use.
 pub async fn quota(State(st): State<ApiState>, caller: Caller) -> Result<Json<Quota>, ApiError> {
-    let who = caller.allow(&st, "GetOpenstackMetadata")?;
+    let who = caller.allow(&st, Permission::GetOpenstackMetadata)?;
     match tokio::time::timeout(Duration::from_secs(10), st.cloud.quota(&who.account)).await {
         Ok(Ok(q)) => Ok(Json(q)),
         Ok(Err(e)) => Err(ApiError::new(

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::error::bad_query;
 use super::{ApiError, ApiState, Caller};
-use crate::auth::Principal;
+use crate::auth::{Permission, Principal};
 use crate::cloud::sim::{SimCloud, SimProject};
 
 fn simulator(st: &ApiState) -> Result<&SimCloud, ApiError> {
@@ -42,26 +42,9 @@ pub struct SimulatorQuery {
     project: Option<String>,
 }
 
-/// Whether `who` is a cloud admin (the policy's `kubernetes_cloud_admin` rule).
-fn is_cloud_admin(st: &ApiState, who: &Principal) -> bool {
-    st.policy.allows("kubernetes_cloud_admin", &who.creds())
-}
-
 /// 403 in words for a caller who is not a cloud admin.
 fn not_cloud_admin(who: &Principal, what: &str) -> ApiError {
-    let roles = if who.roles.is_empty() {
-        "none".to_string()
-    } else {
-        who.roles.join(", ")
-    };
-    ApiError::new(
-        StatusCode::FORBIDDEN,
-        format!(
-            "{what} is for cloud admins only (the policy's kubernetes_cloud_admin rule: project \
-             cloud_admin); you are signed in to project {} with roles {roles}",
-            who.account_name
-        ),
-    )
+    super::caller::denied(who, &[Permission::CloudAdmin], what)
 }
 
 /// The project a simulator call names: the caller's own unless `?project=` says otherwise.
@@ -94,7 +77,7 @@ pub async fn get_simulator(
     Caller(who): Caller,
     query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<SimProject>, ApiError> {
-    if !is_cloud_admin(&st, &who) {
+    if !st.permits(&who, Permission::CloudAdmin) {
         return Err(not_cloud_admin(&who, "The simulator API"));
     }
     let project = target_project(query, &who)?;
@@ -119,7 +102,7 @@ pub async fn put_simulator(
     query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SimProject>, ApiError> {
-    if !is_cloud_admin(&st, &who) {
+    if !st.permits(&who, Permission::CloudAdmin) {
         tracing::warn!(
             project = who.account,
             user = who.name,
@@ -163,12 +146,12 @@ pub async fn debris(
     query: Result<Query<SimulatorQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<String>>, ApiError> {
     let project = target_project(query, &who)?;
-    let admin = is_cloud_admin(&st, &who);
+    let admin = st.permits(&who, Permission::CloudAdmin);
     if project != who.account && !admin {
         return Err(not_cloud_admin(&who, "Another project's debris"));
     }
     if !admin {
-        Caller(who).allow(&st, "kubernetes_user")?;
+        Caller(who).allow(&st, Permission::ProjectUser)?;
     }
     Ok(Json(
         simulator(&st)?

@@ -1,7 +1,7 @@
-//! Who is calling (Keystone token validation) and what they may do (policy).
+//! Who is calling (Keystone token validation) and what they may do (the Kubernikus policy,
+//! from the `kubernikus-policy` crate).
 
-pub mod policy;
 pub mod validator;
 
-pub use policy::{Creds, Policy, PolicyError};
+pub use kubernikus_policy::{Creds, Permission, Policy, PolicyError, KUBERNIKUS_POLICY};
 pub use validator::{AuthError, Principal, ServiceCredentials, TokenValidator};

@@ -12,6 +12,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+/// How many looks in a row at work in progress come a quarter interval apart.
+pub const SOON_QUARTERS: u32 = 8;
+
 /// The soonest a kluster is looked at again after its pass (a deadline already past is
 /// not passed in a spin).
 pub const SOONEST: Duration = Duration::from_millis(20);
@@ -87,7 +90,13 @@ impl Next {
         let mut streak = Streak::default();
         if self.soon {
             streak.soons = before.soons.saturating_add(1);
-            let quarters = 2u32.saturating_pow(streak.soons.min(3) - 1);
+            // A quarter interval for the first SOON_QUARTERS looks (a Nova boot or delete
+            // takes a few seconds), half for as many again, then one interval.
+            let quarters = match streak.soons {
+                n if n <= SOON_QUARTERS => 1,
+                n if n <= 2 * SOON_QUARTERS => 2,
+                _ => 4,
+            };
             sooner(now + (poll / 4).saturating_mul(quarters));
         } else if self.backoff {
             streak.backoffs = before.backoffs.saturating_add(1);
@@ -218,7 +227,7 @@ mod tests {
         );
         let late = Next::at(now + Duration::from_secs(9));
         let again = Streak {
-            soons: 5,
+            soons: 20,
             backoffs: 0,
         };
         assert_eq!(
@@ -241,12 +250,14 @@ mod tests {
         let now = Instant::now();
         let mut streak = Streak::default();
         let mut waits = Vec::new();
-        for _ in 0..5 {
+        for _ in 0..18 {
             let due = Next::soon().due(now, POLL, CAP, streak);
             streak = due.streak;
             waits.push((due.at.unwrap() - now).as_millis());
         }
-        assert_eq!(waits, [25, 50, 100, 100, 100]);
+        let quarter = [25; SOON_QUARTERS as usize];
+        let half = [50; SOON_QUARTERS as usize];
+        assert_eq!(waits, [&quarter[..], &half[..], &[100, 100]].concat());
     }
 
     #[test]

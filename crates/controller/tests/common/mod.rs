@@ -44,6 +44,16 @@ pub async fn app_custom(
     settings: ApiSettings,
     token_cache: Duration,
 ) -> (Router, Store) {
+    app_with_policy(keystone_url, settings, token_cache, Policy::kubernikus()).await
+}
+
+/// [`app_custom`] enforcing `policy`.
+pub async fn app_with_policy(
+    keystone_url: &str,
+    settings: ApiSettings,
+    token_cache: Duration,
+    policy: Policy,
+) -> (Router, Store) {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = std::env::temp_dir().join(format!("mc-api-{}-{n}.db", std::process::id()));
@@ -63,7 +73,7 @@ pub async fn app_custom(
     let state = ApiState {
         store: store.clone(),
         validator: Arc::new(validator),
-        policy: Arc::new(Policy::kubernikus()),
+        policy: Arc::new(policy),
         settings: Arc::new(settings),
         sealer: Arc::new(controller::pki::Sealer::new(&[42u8; 32])),
         cloud: Arc::new(sim.clone()),

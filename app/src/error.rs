@@ -217,11 +217,30 @@ impl FromServerFnError for AppError {
     }
 }
 
+/// Records `err`'s HTTP status (and `Retry-After`) on the response and returns it, so a
+/// server function can end with `Err(fail(e))`.
+#[cfg(feature = "ssr")]
+pub fn fail(err: AppError) -> AppError {
+    use leptos::prelude::use_context;
+    use leptos_axum::ResponseOptions;
+    if let Some(res) = use_context::<ResponseOptions>() {
+        if let Ok(status) = http::StatusCode::from_u16(err.status()) {
+            res.set_status(status);
+        }
+        if let AppError::RateLimited { retry_after_secs } = &err {
+            if let Ok(v) = http::HeaderValue::from_str(&retry_after_secs.to_string()) {
+                res.insert_header(http::header::RETRY_AFTER, v);
+            }
+        }
+    }
+    err
+}
+
 /// Input a server function could not decode answers 400 (its body never ran, so nothing else
 /// sets the status, and server_fn's own would be 500).
 #[cfg(feature = "ssr")]
 fn undecoded(err: AppError) -> AppError {
-    crate::ssr::fail(err)
+    fail(err)
 }
 
 /// In the browser the error is only read.

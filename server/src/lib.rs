@@ -203,7 +203,7 @@ pub async fn start(
         },
         controller.with_observer(metrics.controller_observer()),
     );
-    let hub = live::Hub::new(
+    let hub = live::hub(
         state.controller.clone(),
         config.live_streams_per_user,
         config.live_poll,

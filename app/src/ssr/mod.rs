@@ -22,6 +22,7 @@ use std::time::Duration;
 use leptos::prelude::{expect_context, use_context};
 use leptos_axum::ResponseOptions;
 
+pub use crate::error::fail;
 use crate::error::AppError;
 
 /// State shared by every server function (provided as Leptos context by the server): what
@@ -187,22 +188,6 @@ pub fn state() -> AppState {
         Some(m) => st.for_request(m),
         None => st,
     }
-}
-
-/// Records `err`'s HTTP status (and `Retry-After`) on the response and returns it, so a
-/// server function can end with `Err(fail(e))`.
-pub fn fail(err: AppError) -> AppError {
-    if let Some(res) = use_context::<ResponseOptions>() {
-        if let Ok(status) = http::StatusCode::from_u16(err.status()) {
-            res.set_status(status);
-        }
-        if let AppError::RateLimited { retry_after_secs } = &err {
-            if let Ok(v) = http::HeaderValue::from_str(&retry_after_secs.to_string()) {
-                res.insert_header(http::header::RETRY_AFTER, v);
-            }
-        }
-    }
-    err
 }
 
 /// The Content-Security-Policy of a page whose inline scripts carry `nonce`: scripts only

@@ -111,7 +111,12 @@ pub struct Hub {
     /// Poll interval against a Kubernikus without the event stream.
     pub(super) poll_every: Duration,
     pub(super) stop: controller::run::Shutdown,
+    /// Starts a project's upstream feed (the live module's `upstream::run`, spawned).
+    start: Starter,
 }
+
+/// What starts a project's upstream for the hub: given the hub, the project and its feed.
+pub type Starter = fn(Arc<Hub>, String, Arc<Feed>);
 
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -172,6 +177,7 @@ impl Hub {
         max_streams: usize,
         poll_every: Duration,
         stop: controller::run::Shutdown,
+        start: Starter,
     ) -> Arc<Hub> {
         Arc::new(Hub {
             api,
@@ -182,6 +188,7 @@ impl Hub {
             max_streams,
             poll_every,
             stop,
+            start,
         })
     }
 
@@ -243,11 +250,7 @@ impl Hub {
                 });
                 feeds.insert(project.to_string(), feed.clone());
                 lock(&feed.tokens).insert(client, token.clone());
-                tokio::spawn(super::upstream::run(
-                    self.clone(),
-                    project.to_string(),
-                    feed.clone(),
-                ));
+                (self.start)(self.clone(), project.to_string(), feed.clone());
                 feed
             }
         };

@@ -38,6 +38,18 @@ use app::error::AppError;
 use app::ssr::auth::{current, AuthRecord};
 use app::ssr::AppState;
 pub use hub::{Hub, Upstream};
+
+/// The hub of live feeds over `api`, each project's upstream run by this module.
+pub fn hub(
+    api: app::ssr::ControllerClient,
+    max_streams: usize,
+    poll_every: Duration,
+    stop: controller::run::Shutdown,
+) -> Arc<Hub> {
+    Hub::new(api, max_streams, poll_every, stop, |hub, project, feed| {
+        tokio::spawn(upstream::run(hub, project, feed));
+    })
+}
 use hub::{Item, Subscription};
 
 /// Keep-alive comment interval.

@@ -1,21 +1,16 @@
 //! The authenticated caller as an extractor, the one place a request is allowed or refused
 //! by the policy ([`Caller::allow`], [`denied`]: the one 403 sentence), `GET /api/v1/access`
-//! (what the caller may do), and the per-request slot the access log reads the caller's user
-//! and project from.
-
-use std::sync::{Arc, OnceLock};
+//! (what the caller may do); the caller's user and project go into the request's slot and span
+//! ([`super::hygiene`]).
 
 use axum::{
     extract::FromRequestParts, extract::State, http::request::Parts, http::StatusCode, Json,
 };
 use serde::Serialize;
 
+use super::hygiene::{CallerSlot, RequestSpan};
 use super::{ApiError, ApiState};
 use crate::auth::{Permission, Principal};
-
-/// Filled with (user id, project id) once a request is authenticated.
-#[derive(Clone, Debug, Default)]
-pub struct CallerSlot(pub Arc<OnceLock<(String, String)>>);
 
 /// A request with a valid project-scoped Keystone token.
 #[derive(Clone, Debug)]
@@ -33,7 +28,7 @@ impl FromRequestParts<ApiState> for Caller {
         if let Some(slot) = parts.extensions.get::<CallerSlot>() {
             let _ = slot.0.set((who.id.clone(), who.account.clone()));
         }
-        if let Some(span) = parts.extensions.get::<super::hygiene::RequestSpan>() {
+        if let Some(span) = parts.extensions.get::<RequestSpan>() {
             span.0
                 .record("user", format!("{}@{}", who.name, who.domain));
             span.0.record("project", who.account.as_str());

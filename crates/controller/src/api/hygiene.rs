@@ -2,6 +2,7 @@
 //! tracing span (request id, route, user, project, kluster) around its handling, and one
 //! access log line with method, path, status, duration, user id, project id and request id.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use axum::{
@@ -13,14 +14,17 @@ use axum::{
 
 use tracing::Instrument;
 
-use super::caller::CallerSlot;
-
 /// The request id header.
 pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The request's id, in its extensions (for audit records).
 #[derive(Clone, Debug)]
 pub struct RequestId(pub String);
+
+/// Filled with (user id, project id) once a request is authenticated (the access log
+/// reads it).
+#[derive(Clone, Debug, Default)]
+pub struct CallerSlot(pub Arc<OnceLock<(String, String)>>);
 
 /// The request's tracing span, in its extensions: the caller's user and project are
 /// recorded into it once known.

@@ -29,9 +29,9 @@ use axum::{
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub use audit::{classify, diff};
-pub use caller::{Caller, CallerSlot};
+pub use caller::Caller;
 pub use error::ApiError;
-pub use hygiene::{is_probe, new_request_id, valid_request_id, RequestId, REQUEST_ID};
+pub use hygiene::{is_probe, new_request_id, valid_request_id, CallerSlot, RequestId, REQUEST_ID};
 
 use crate::auth::{Policy, TokenValidator};
 use crate::cloud::sim::SimCloud;

@@ -7,13 +7,13 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use keystone::{PasswordAuth, ProjectRef, TokenSecret};
 use time::OffsetDateTime;
 
 use super::catalog::Catalog;
 use super::config::OpenStackConfig;
+use super::failure::{answer_error, prefixed, secret_header, timed_out, transport};
 use crate::cloud::CloudError;
 
 /// Whom a session is scoped to.
@@ -199,18 +199,18 @@ impl Sessions {
         let resp = self
             .http
             .get(url)
-            .header("X-Auth-Token", super::http::secret_header(token)?)
+            .header("X-Auth-Token", secret_header(token)?)
             .send()
             .await
-            .map_err(|e| super::http::transport("Keystone", &e, self.config.timeout))?;
+            .map_err(|e| transport("Keystone", &e, self.config.timeout))?;
         let status = resp.status();
         let body = resp
             .bytes()
             .await
-            .map_err(|e| super::http::transport("Keystone", &e, self.config.timeout))?;
+            .map_err(|e| transport("Keystone", &e, self.config.timeout))?;
         if !status.is_success() {
-            return Err(super::http::prefixed(
-                super::http::answer_error(status.as_u16(), &body),
+            return Err(prefixed(
+                answer_error(status.as_u16(), &body),
                 "Reading the service catalog failed: ",
             ));
         }
@@ -227,12 +227,4 @@ fn scope_name(scope: &Scope, c: &OpenStackConfig) -> String {
         Scope::Project(id) | Scope::User { project: id, .. } => id.clone(),
         Scope::Service => format!("{} (domain {})", c.project, c.project_domain),
     }
-}
-
-/// A call that took longer than `timeout`.
-pub fn timed_out(who: &str, timeout: Duration) -> CloudError {
-    CloudError::new(format!(
-        "{who} did not answer within {} ms",
-        timeout.as_millis()
-    ))
 }

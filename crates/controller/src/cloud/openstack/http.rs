@@ -5,14 +5,14 @@
 
 use std::sync::Arc;
 
-use reqwest::header::HeaderValue;
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::auth::{timed_out, Scope, Session, Sessions};
+use super::auth::{Scope, Session, Sessions};
 use super::catalog::Service;
 use super::config::OpenStackConfig;
+use super::failure::{answer_error, secret_header, transport};
 use crate::cloud::CloudError;
 
 /// Nova's microversion the provider speaks (tags and metadata on create, like Kubernikus).
@@ -291,85 +291,4 @@ fn next_query(page: &Value, key: &str) -> Option<Query> {
     let url = base.join(href).ok()?;
     let pairs: Query = url.query_pairs().into_owned().collect();
     (!pairs.is_empty()).then_some(pairs)
-}
-
-/// A token as a header value marked sensitive (kept out of debug output).
-pub fn secret_header(token: &keystone::TokenSecret) -> Result<HeaderValue, CloudError> {
-    let mut value = HeaderValue::from_str(token.expose())
-        .map_err(|_| CloudError::new("Keystone issued a token that is not a header value"))?;
-    value.set_sensitive(true);
-    Ok(value)
-}
-
-/// A failed connection or a timeout, without the URL.
-pub fn transport(who: &str, e: &reqwest::Error, timeout: std::time::Duration) -> CloudError {
-    if e.is_timeout() {
-        return timed_out(who, timeout);
-    }
-    let mut words = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        words = format!("{words}: {s}");
-        source = s.source();
-    }
-    // reqwest puts the URL in its own text only; drop it all the same.
-    let words = match e.url() {
-        Some(u) => words
-            .replace(&format!(" for url ({u})"), "")
-            .replace(&format!(" ({u})"), "")
-            .replace(u.as_str(), "<url>"),
-        None => words,
-    };
-    CloudError::new(format!("{who} could not be reached: {words}"))
-}
-
-/// An OpenStack error answer as a [`CloudError`]: the cloud's words and `(HTTP status)`;
-/// a 403 (or an old Nova's 413) saying "Quota exceeded" is [`CloudError::quota_exceeded`].
-pub fn answer_error(status: u16, body: &[u8]) -> CloudError {
-    let words = words_of(body);
-    let words = if words.is_empty() {
-        StatusCode::from_u16(status)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .unwrap_or("no explanation")
-            .to_string()
-    } else {
-        words
-    };
-    let message = format!("{words} (HTTP {status})");
-    if matches!(status, 403 | 413) && words.to_ascii_lowercase().contains("quota exceeded") {
-        CloudError::quota_exceeded(message)
-    } else {
-        CloudError::new(message)
-    }
-}
-
-/// The message of an OpenStack error body: Nova's and Cinder's `{"kind": {"message"}}`,
-/// Neutron's `{"NeutronError": {"message"}}`, Keystone's `{"error": {"message"}}`,
-/// Octavia's `{"faultstring"}`, or the first 300 characters of a plain text body.
-fn words_of(body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<Value>(body) {
-        let direct = ["faultstring", "message", "description", "title"]
-            .iter()
-            .find_map(|k| v.get(k).and_then(Value::as_str));
-        let nested = || {
-            v.as_object()?
-                .values()
-                .find_map(|inner| inner.get("message").and_then(Value::as_str))
-        };
-        if let Some(words) = direct.or_else(nested) {
-            return words.trim().to_string();
-        }
-    }
-    let text = String::from_utf8_lossy(body);
-    let plain: Vec<&str> = text.split_whitespace().collect();
-    plain.join(" ").chars().take(300).collect()
-}
-
-/// `e`'s message with `prefix` in front, same kind.
-pub fn prefixed(e: CloudError, prefix: &str) -> CloudError {
-    CloudError {
-        message: format!("{prefix}{}", e.message),
-        kind: e.kind,
-    }
 }

@@ -81,7 +81,7 @@ impl Api {
     ) -> Result<String, CloudError> {
         let domain = self.kluster_domain_id(project).await?;
         let refused = |e: CloudError| {
-            super::http::prefixed(e, &format!("Keystone refused kluster user {}: ", user.name))
+            super::failure::prefixed(e, &format!("Keystone refused kluster user {}: ", user.name))
         };
         let existing = self
             .find_one(

@@ -17,6 +17,7 @@ pub mod boot;
 pub mod catalog;
 pub mod compute;
 pub mod config;
+pub mod failure;
 pub mod http;
 pub mod identity;
 pub mod network;

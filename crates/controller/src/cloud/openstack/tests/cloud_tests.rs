@@ -280,7 +280,7 @@ async fn novas_quota_exceeded_403_is_quota_exceeded() {
         "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances (HTTP 403)"
     );
     // Any other 403 is just an error.
-    let other = crate::cloud::openstack::http::answer_error(
+    let other = crate::cloud::openstack::failure::answer_error(
         403,
         br#"{"forbidden":{"code":403,"message":"Policy doesn't allow it"}}"#,
     );

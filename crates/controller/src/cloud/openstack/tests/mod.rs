@@ -3,6 +3,7 @@
 
 mod stand;
 mod stand_services;
+mod stand_state;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@ use axum::http::Method;
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use super::stand::{nova_error, reply, rfc3339, State};
+use super::stand_state::{nova_error, reply, rfc3339, State};
 
 /// The answer to a call to one of the services, `None` for an unknown path.
 pub fn answer(
@@ -110,7 +110,7 @@ fn nova(
             }
             let req = body.unwrap_or(Value::Null);
             let id = format!("new-{}", s.servers.len() + 1);
-            let mut made = super::stand::server(
+            let mut made = super::stand_state::server(
                 &id,
                 req["server"]["name"].as_str().unwrap_or(""),
                 None,

@@ -22,7 +22,7 @@ pub async fn log(req: Request, next: Next) -> Response {
             )
         };
     }
-    if controller::api::is_probe(&path) {
+    if serving::request::is_probe(&path) {
         access!(debug);
     } else {
         access!(info);

@@ -11,7 +11,7 @@ use axum::{
     middleware::Next,
     response::Response,
 };
-pub use controller::net::{IpNet, TrustedProxies};
+pub use serving::net::{IpNet, TrustedProxies};
 
 /// Middleware: resolves the client address and inserts it as [`ClientAddr`].
 pub async fn resolve(

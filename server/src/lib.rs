@@ -137,7 +137,7 @@ pub async fn start(
     };
     sessions::private_dir(&config.data_dir).map_err(private)?;
     // One shutdown signal for the dashboard and the embedded controller.
-    let shutdown = controller::run::Shutdown::new(shutdown);
+    let shutdown = serving::shutdown::Shutdown::new(shutdown);
     // The embedded controller answers the dashboard's calls in-process (its listener stays
     // for health checks, tools and other replicas).
     let mut in_process = None;

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         }
     };
     // Before the runtime: the OTLP exporter's HTTP client runs on its own thread.
-    let _telemetry = match controller::telemetry::init(
+    let _telemetry = match serving::telemetry::init(
         "mission-control",
         config.log_format,
         "info,tower_sessions=warn,sqlx=warn",
@@ -49,7 +49,7 @@ fn runtime(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
 }
 
 async fn serve(config: Config) -> ExitCode {
-    let running = match start(config, controller::shutdown::signal()).await {
+    let running = match start(config, serving::shutdown::signal()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mission-control: cannot start: {e}");

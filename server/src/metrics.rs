@@ -12,10 +12,10 @@ use axum::{
     middleware::Next,
     response::Response,
 };
-use controller::metrics::{method_label, route_of, HttpMetrics, LATENCY_BUCKETS};
 use prometheus::{
     HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
 };
+use serving::metrics::{method_label, route_of, HttpMetrics, LATENCY_BUCKETS};
 
 /// Everything the dashboard measures, in its own registry.
 #[derive(Clone)]
@@ -228,5 +228,5 @@ async fn scrape(ops: Ops) -> axum::response::Response {
     let (streams, feeds) = ops.hub.counts();
     ops.metrics.set_live(streams, feeds);
     ops.metrics.set_sessions(ops.sessions.count().await);
-    controller::metrics::exposition(controller::metrics::render(&ops.metrics.registry))
+    serving::metrics::exposition(serving::metrics::render(&ops.metrics.registry))
 }

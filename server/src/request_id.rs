@@ -6,24 +6,10 @@
 //! request is served (the access line included) is inside it.
 
 use app::ssr::{ClientAddr, RequestMeta};
-use axum::{
-    extract::Request,
-    http::{HeaderName, HeaderValue},
-    middleware::Next,
-    response::Response,
-};
+use axum::{extract::Request, http::HeaderValue, middleware::Next, response::Response};
+pub use serving::request::REQUEST_ID;
+use serving::request::{kluster_of, new_request_id, valid_request_id};
 use tracing::Instrument;
-
-/// The request id header.
-pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
-
-/// The kluster a page route names (`/klusters/:name…`).
-fn kluster_of(route: &str, path: &str) -> Option<String> {
-    if !route.starts_with("/klusters/:name") {
-        return None;
-    }
-    path.split('/').nth(2).map(str::to_owned)
-}
 
 /// Middleware: request id in and out, the request's span, [`RequestMeta`].
 pub async fn tag(mut req: Request, next: Next) -> Response {
@@ -31,10 +17,10 @@ pub async fn tag(mut req: Request, next: Next) -> Response {
         .headers()
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| controller::api::valid_request_id(v))
+        .filter(|v| valid_request_id(v))
         .map(str::to_owned)
-        .unwrap_or_else(controller::api::new_request_id);
-    let route = controller::metrics::route_of(&req);
+        .unwrap_or_else(new_request_id);
+    let route = serving::metrics::route_of(&req);
     let span = tracing::info_span!(
         "request",
         request_id = %id,

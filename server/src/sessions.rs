@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use controller::pki::Sealer;
+use serving::seal::Sealer;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{Error, Result};
 use tower_sessions::SessionStore;

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use app::ssr::{LoginLimiter, MemoryLog, RateLimits};
-use controller::pki::Sealer;
+use serving::seal::Sealer;
 use tower_sessions::session_store::ExpiredDeletion;
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore};
 
@@ -65,7 +65,7 @@ pub async fn open(
     ready: &Arc<Readiness>,
 ) -> Result<(Sessions, LoginLimiter, SessionCount), StartError> {
     let sealer = Arc::new(Sealer::new(
-        &controller::run::load_or_create_key(&config.session_key_file)
+        &serving::seal::load_or_create_key(&config.session_key_file)
             .map_err(|e| StartError::SessionKey(e.to_string()))?
             .0,
     ));

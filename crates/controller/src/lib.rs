@@ -6,10 +6,10 @@ pub mod api;
 pub mod auth;
 pub mod cloud;
 pub mod metrics;
-pub mod net;
 pub mod pki;
 pub mod reconcile;
 pub mod run;
-pub mod shutdown;
 pub mod store;
-pub mod telemetry;
+
+/// Shared serving plumbing, at the paths it had in this crate.
+pub use serving::{net, shutdown, telemetry};

@@ -6,8 +6,6 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use base64::Engine;
-use chacha20poly1305::aead::{Aead, KeyInit};
-use chacha20poly1305::{ChaCha20Poly1305, Nonce};
 use p256::ecdsa::{DerSignature, SigningKey};
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
 use rand_core::{OsRng, RngCore};
@@ -28,6 +26,15 @@ pub enum PkiError {
     /// A sealed key does not open with the configured key (wrong key or tampering).
     #[error("the CA key cannot be unsealed: wrong encryption key or corrupt data")]
     Unseal,
+}
+
+impl From<SealError> for PkiError {
+    fn from(e: SealError) -> Self {
+        match e {
+            SealError::Open => PkiError::Unseal,
+            SealError::Seal => PkiError::Cert(e.to_string()),
+        }
+    }
 }
 
 fn cert_err(e: impl std::fmt::Display) -> PkiError {
@@ -105,7 +112,7 @@ impl KlusterCa {
     /// The signing key, sealed for storage.
     pub fn sealed_key(&self, seal: &Sealer) -> Result<Vec<u8>, PkiError> {
         let der = self.key.to_pkcs8_der().map_err(cert_err)?;
-        seal.seal(der.as_bytes())
+        Ok(seal.seal(der.as_bytes())?)
     }
 
     /// Mints a client certificate (`CN=<common_name>`, one `O` per organization) valid for
@@ -164,59 +171,7 @@ impl KlusterCa {
     }
 }
 
-/// A 32-byte sealing key; `Debug` never shows it.
-#[derive(Clone)]
-pub struct SealKey(pub [u8; 32]);
-
-impl std::fmt::Debug for SealKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SealKey(<redacted>)")
-    }
-}
-
-/// Seals and opens secrets with ChaCha20-Poly1305 (random 96-bit nonce stored in front).
-pub struct Sealer {
-    cipher: ChaCha20Poly1305,
-}
-
-impl std::fmt::Debug for Sealer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Sealer(<redacted>)")
-    }
-}
-
-impl Sealer {
-    /// A sealer with a 32-byte key.
-    pub fn new(key: &[u8; 32]) -> Sealer {
-        Sealer {
-            cipher: ChaCha20Poly1305::new(key.into()),
-        }
-    }
-
-    /// Encrypts `plain`; output is nonce ‖ ciphertext ‖ tag.
-    pub fn seal(&self, plain: &[u8]) -> Result<Vec<u8>, PkiError> {
-        let mut nonce = [0u8; 12];
-        OsRng.fill_bytes(&mut nonce);
-        let ct = self
-            .cipher
-            .encrypt(Nonce::from_slice(&nonce), plain)
-            .map_err(|_| PkiError::Cert("seal failed".into()))?;
-        let mut out = nonce.to_vec();
-        out.extend_from_slice(&ct);
-        Ok(out)
-    }
-
-    /// Decrypts what [`Sealer::seal`] produced.
-    pub fn open(&self, sealed: &[u8]) -> Result<Vec<u8>, PkiError> {
-        if sealed.len() < 12 {
-            return Err(PkiError::Unseal);
-        }
-        let (nonce, ct) = sealed.split_at(12);
-        self.cipher
-            .decrypt(Nonce::from_slice(nonce), ct)
-            .map_err(|_| PkiError::Unseal)
-    }
-}
+pub use serving::seal::{SealError, SealKey, Sealer};
 
 /// What goes into a kubeconfig.
 pub struct KubeconfigParts<'a> {

@@ -108,75 +108,12 @@ async fn prune_events(
 }
 
 /// Reads a sealing key (64 hex digits) from `path`, creating the file with a random key
-/// (mode 0600) when it does not exist.
+/// (mode 0600) when it does not exist ([`serving::seal::load_or_create_key`]).
 pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, StartError> {
-    let bad = |message: String| StartError::Key {
+    serving::seal::load_or_create_key(path).map_err(|e| StartError::Key {
         path: path.to_path_buf(),
-        message,
-    };
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
-            let hex = text.trim();
-            if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(bad("expected 64 hexadecimal digits (32 bytes)".into()));
-            }
-            let mut key = [0u8; 32];
-            for (i, byte) in key.iter_mut().enumerate() {
-                *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
-                    .map_err(|e| bad(e.to_string()))?;
-            }
-            Ok(SealKey(key))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            use rand_core::RngCore;
-            let mut key = [0u8; 32];
-            rand_core::OsRng.fill_bytes(&mut key);
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| bad(e.to_string()))?;
-            }
-            let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-            match write_private(path, &hex) {
-                Ok(()) => {
-                    tracing::info!(path = %path.display(), "created a new sealing key");
-                    Ok(SealKey(key))
-                }
-                // Another replica starting at the same moment created it first: use theirs.
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => load_or_create_key(path),
-                Err(e) => Err(bad(e.to_string())),
-            }
-        }
-        Err(e) => Err(bad(e.to_string())),
-    }
-}
-
-/// Publishes `text` at `path` (mode 0600) whole or not at all: written to a temporary file
-/// beside it, then hard-linked into place, which fails with `AlreadyExists` when another
-/// process published first (so nobody ever reads a half-written key).
-#[cfg(unix)]
-fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = path.with_extension(format!("tmp-{}-{:x}", std::process::id(), {
-        use rand_core::RngCore;
-        rand_core::OsRng.next_u64()
-    }));
-    let written = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::hard_link(&tmp, path)
-    })();
-    let _ = std::fs::remove_file(&tmp);
-    written
-}
-
-#[cfg(not(unix))]
-fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    std::fs::write(path, text)
+        message: e.to_string(),
+    })
 }
 
 /// Why the controller cannot start.

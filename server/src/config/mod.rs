@@ -103,7 +103,7 @@ pub struct Config {
     /// The time source (real; tests use a manual one).
     pub clock: app::ssr::Clock,
     /// How log lines look.
-    pub log_format: controller::telemetry::LogFormat,
+    pub log_format: serving::telemetry::LogFormat,
     /// Where spans are exported (OTLP/HTTP); `None`: not at all.
     pub otlp_endpoint: Option<String>,
 }

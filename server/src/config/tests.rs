@@ -104,7 +104,7 @@ fn logs_are_text_and_span_export_off_unless_configured() {
         ..Default::default()
     };
     let c = Config::resolve(base()).unwrap();
-    assert_eq!(c.log_format, controller::telemetry::LogFormat::Text);
+    assert_eq!(c.log_format, serving::telemetry::LogFormat::Text);
     assert_eq!(c.otlp_endpoint, None, "no export by default");
     let c = Config::resolve(Settings {
         log_format: Some("json".into()),
@@ -112,7 +112,7 @@ fn logs_are_text_and_span_export_off_unless_configured() {
         ..base()
     })
     .unwrap();
-    assert_eq!(c.log_format, controller::telemetry::LogFormat::Json);
+    assert_eq!(c.log_format, serving::telemetry::LogFormat::Json);
     assert_eq!(c.otlp_endpoint, None, "an empty endpoint exports nothing");
     let err = Config::resolve(Settings {
         log_format: Some("xml".into()),

@@ -110,7 +110,7 @@ pub struct Hub {
     pub(super) max_streams: usize,
     /// Poll interval against a Kubernikus without the event stream.
     pub(super) poll_every: Duration,
-    pub(super) stop: controller::run::Shutdown,
+    pub(super) stop: serving::shutdown::Shutdown,
     /// Starts a project's upstream feed (the live module's `upstream::run`, spawned).
     start: Starter,
 }
@@ -176,7 +176,7 @@ impl Hub {
         api: ControllerClient,
         max_streams: usize,
         poll_every: Duration,
-        stop: controller::run::Shutdown,
+        stop: serving::shutdown::Shutdown,
         start: Starter,
     ) -> Arc<Hub> {
         Arc::new(Hub {

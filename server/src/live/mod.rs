@@ -44,7 +44,7 @@ pub fn hub(
     api: app::ssr::ControllerClient,
     max_streams: usize,
     poll_every: Duration,
-    stop: controller::run::Shutdown,
+    stop: serving::shutdown::Shutdown,
 ) -> Arc<Hub> {
     Hub::new(api, max_streams, poll_every, stop, |hub, project, feed| {
         tokio::spawn(upstream::run(hub, project, feed));

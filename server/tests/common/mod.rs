@@ -195,7 +195,7 @@ pub fn fernet_tokens(text: &str) -> Vec<String> {
 /// sealing key (`data_dir/session.key`) through the public session store API.
 pub async fn stored_tokens(srv: &TestServer) -> Vec<String> {
     use tower_sessions::SessionStore;
-    let key = controller::run::load_or_create_key(&srv.data_dir.join("session.key")).unwrap();
+    let key = serving::seal::load_or_create_key(&srv.data_dir.join("session.key")).unwrap();
     let pool = sqlx::SqlitePool::connect_with(
         sqlx::sqlite::SqliteConnectOptions::new().filename(srv.data_dir.join("sessions.db")),
     )
@@ -203,7 +203,7 @@ pub async fn stored_tokens(srv: &TestServer) -> Vec<String> {
     .unwrap();
     let store = server::sessions::SealedStore::new(
         tower_sessions_sqlx_store::SqliteStore::new(pool),
-        std::sync::Arc::new(controller::pki::Sealer::new(&key.0)),
+        std::sync::Arc::new(serving::seal::Sealer::new(&key.0)),
     );
     let mut tokens = Vec::new();
     for (id, _) in raw_sessions(srv).await {

@@ -5,17 +5,10 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use axum::{
-    extract::Request,
-    http::{HeaderName, HeaderValue},
-    middleware::Next,
-    response::Response,
-};
+use axum::{extract::Request, http::HeaderValue, middleware::Next, response::Response};
 
+use serving::request::{is_probe, kluster_of, new_request_id, valid_request_id, REQUEST_ID};
 use tracing::Instrument;
-
-/// The request id header.
-pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The request's id, in its extensions (for audit records).
 #[derive(Clone, Debug)]
@@ -30,33 +23,6 @@ pub struct CallerSlot(pub Arc<OnceLock<(String, String)>>);
 /// recorded into it once known.
 #[derive(Clone, Debug)]
 pub struct RequestSpan(pub tracing::Span);
-
-/// The kluster a route names (`/api/v1/clusters/:name…`), for the span.
-fn kluster_of(route: &str, path: &str) -> Option<String> {
-    if !route.contains("/clusters/:name") {
-        return None;
-    }
-    let mut segments = path.split('/');
-    segments.find(|s| *s == "clusters")?;
-    segments.next().map(str::to_owned)
-}
-
-/// Whether an incoming request id may be used as it is: 1–128 visible ASCII characters.
-pub fn valid_request_id(v: &str) -> bool {
-    !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic())
-}
-
-/// A new random request id (128 bits, hex).
-pub fn new_request_id() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    // Two independently seeded SipHashes: unique enough for correlation, no extra crate.
-    let a = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(Instant::now().elapsed().as_nanos());
-    format!("{a:016x}{:016x}", h.finish())
-}
 
 /// Middleware: request id in and out, caller slot, access log.
 pub async fn request_context(mut req: Request, next: Next) -> Response {
@@ -114,10 +80,4 @@ pub async fn request_context(mut req: Request, next: Next) -> Response {
         access!(info);
     }
     res
-}
-
-/// Whether `path` is a health probe or a metrics scrape: logged at debug, not info (a
-/// replica answers them every few seconds; the first run's console was mostly those).
-pub fn is_probe(path: &str) -> bool {
-    matches!(path, "/healthz" | "/readyz" | "/metrics")
 }

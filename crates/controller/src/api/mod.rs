@@ -31,7 +31,8 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use audit::{classify, diff};
 pub use caller::Caller;
 pub use error::ApiError;
-pub use hygiene::{is_probe, new_request_id, valid_request_id, CallerSlot, RequestId, REQUEST_ID};
+pub use hygiene::{CallerSlot, RequestId};
+pub use serving::request::{is_probe, new_request_id, valid_request_id, REQUEST_ID};
 
 use crate::auth::{Policy, TokenValidator};
 use crate::cloud::sim::SimCloud;

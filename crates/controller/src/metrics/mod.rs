@@ -9,49 +9,15 @@
 
 use std::time::Duration;
 
-use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry};
+use prometheus::{HistogramVec, IntCounterVec, IntGaugeVec, Registry};
 
-mod http;
-
-pub use http::{
+use serving::metrics::{counter, gauge, histogram};
+pub use serving::metrics::{
     exposition, method_label, render, route_of, template_label, track_http, HttpMetrics,
+    LATENCY_BUCKETS,
 };
 
 use crate::store::Store;
-
-/// Latency buckets (seconds) of HTTP requests and outgoing calls: 1 ms to 20 s.
-pub const LATENCY_BUCKETS: &[f64] = &[
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0,
-];
-
-/// The metric families registered here never clash (fixed names): a failure is a bug.
-fn register<C: prometheus::core::Collector + Clone + 'static>(r: &Registry, c: C) -> C {
-    if let Err(e) = r.register(Box::new(c.clone())) {
-        tracing::error!(error = %e, "metric not registered");
-    }
-    c
-}
-
-fn counter(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
-    let c = IntCounterVec::new(Opts::new(name, help), labels)
-        .unwrap_or_else(|e| panic!("metric {name}: {e}"));
-    register(r, c)
-}
-
-fn histogram(r: &Registry, name: &str, help: &str, labels: &[&str]) -> HistogramVec {
-    let h = HistogramVec::new(
-        HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec()),
-        labels,
-    )
-    .unwrap_or_else(|e| panic!("metric {name}: {e}"));
-    register(r, h)
-}
-
-fn gauge(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
-    let g = IntGaugeVec::new(Opts::new(name, help), labels)
-        .unwrap_or_else(|e| panic!("metric {name}: {e}"));
-    register(r, g)
-}
 
 /// Everything the controller measures, in its own registry.
 #[derive(Clone, Debug)]

@@ -1,5 +1,6 @@
-//! HTTP metrics shared by the controller and the dashboard: requests by method, route
-//! template and status, the text exposition and the middleware that counts them.
+//! Prometheus plumbing shared by the controller and the dashboard: registering families,
+//! HTTP requests by method, route template and status, the text exposition and the
+//! middleware that counts requests.
 
 use std::time::Duration;
 
@@ -9,9 +10,47 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use prometheus::{Encoder, HistogramVec, IntCounterVec, Registry, TextEncoder};
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+};
 
-use super::{counter, histogram};
+/// Latency buckets (seconds) of HTTP requests and outgoing calls: 1 ms to 20 s.
+pub const LATENCY_BUCKETS: &[f64] = &[
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0,
+];
+
+/// Registers `c` in `r`. Families here have fixed names and never clash: a failure is a
+/// bug, logged.
+pub fn register<C: prometheus::core::Collector + Clone + 'static>(r: &Registry, c: C) -> C {
+    if let Err(e) = r.register(Box::new(c.clone())) {
+        tracing::error!(error = %e, "metric not registered");
+    }
+    c
+}
+
+/// A counter family `name` with `labels`, registered in `r`.
+pub fn counter(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+    let c = IntCounterVec::new(Opts::new(name, help), labels)
+        .unwrap_or_else(|e| panic!("metric {name}: {e}"));
+    register(r, c)
+}
+
+/// A histogram family `name` (latency buckets) with `labels`, registered in `r`.
+pub fn histogram(r: &Registry, name: &str, help: &str, labels: &[&str]) -> HistogramVec {
+    let h = HistogramVec::new(
+        HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec()),
+        labels,
+    )
+    .unwrap_or_else(|e| panic!("metric {name}: {e}"));
+    register(r, h)
+}
+
+/// A gauge family `name` with `labels`, registered in `r`.
+pub fn gauge(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+    let g = IntGaugeVec::new(Opts::new(name, help), labels)
+        .unwrap_or_else(|e| panic!("metric {name}: {e}"));
+    register(r, g)
+}
 
 /// HTTP requests served: `<prefix>_http_requests_total{method,route,status}` and
 /// `<prefix>_http_request_duration_seconds{method,route,status}`.

@@ -9,7 +9,8 @@
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
-//! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices.
+//! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices;
+//! - a static route on the project's router → no pod range may overlap it (`ranges.rs`).
 //!
 //! They use project staging (openstack_real uses demo), run one at a time (a killed
 //! nova-api would fail the others), and sweep at their start what a failed run left.
@@ -19,6 +20,8 @@ mod common;
 mod debris;
 #[path = "openstack_faults/project.rs"]
 mod project;
+#[path = "openstack_faults/ranges.rs"]
+mod ranges;
 
 use std::cell::Cell;
 use std::path::PathBuf;

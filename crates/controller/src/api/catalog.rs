@@ -18,6 +18,8 @@ pub struct Catalog {
     pub meta: OpenstackMetadata,
     /// Image names.
     pub images: Vec<String>,
+    /// Static routes on the project's routers (pod ranges must not overlap them).
+    pub routes: Vec<crate::cloud::RouterRoute>,
 }
 
 /// How long admission waits for the cloud's catalog.
@@ -27,10 +29,15 @@ impl Catalog {
     /// Reads the project's catalog from the cloud; 502/504 in words when it cannot.
     pub async fn of(st: &ApiState, project: &str) -> Result<Catalog, ApiError> {
         let read = async {
-            let (meta, images) = tokio::join!(st.cloud.metadata(project), st.cloud.images(project));
+            let (meta, images, routes) = tokio::join!(
+                st.cloud.metadata(project),
+                st.cloud.images(project),
+                st.cloud.routes(project)
+            );
             Ok::<_, crate::cloud::CloudError>(Catalog {
                 meta: meta?,
                 images: images?,
+                routes: routes?,
             })
         };
         match tokio::time::timeout(WAIT, read).await {
@@ -239,6 +246,7 @@ mod tests {
         Catalog {
             meta,
             images: IMAGES.iter().map(|i| i.to_string()).collect(),
+            routes: Vec::new(),
         }
     }
 

@@ -56,7 +56,8 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let who = caller.allow(&st, Permission::CreateCluster)?;
     let request = admission::prepare(parse(body)?, &st.settings)?;
-    catalog::check_new(&request, &Catalog::of(&st, &who.account).await?)?;
+    let catalog = Catalog::of(&st, &who.account).await?;
+    catalog::check_new(&request, &catalog)?;
     let ca = KlusterCa::generate(&request.name, &who.account).map_err(internal)?;
     let ca = CaRecord {
         key_sealed: ca.sealed_key(&st.sealer).map_err(internal)?,
@@ -67,7 +68,13 @@ pub async fn create(
         .store
         .create(&who.account, &ca, |others| {
             Ok::<_, ApiError>(StoredKluster {
-                kluster: admission::place(request, others, &st.settings, &who.account)?,
+                kluster: admission::place(
+                    request,
+                    others,
+                    &catalog.routes,
+                    &st.settings,
+                    &who.account,
+                )?,
                 creator,
                 termination_protected: false,
             })

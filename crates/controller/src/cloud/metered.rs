@@ -158,6 +158,18 @@ impl Cloud for MeteredCloud {
         )
     }
 
+    fn routes<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<super::RouterRoute>, CloudError>> {
+        timed(
+            &self.metrics,
+            "list_routes",
+            project,
+            self.inner.routes(project),
+        )
+    }
+
     fn delete_resource<'a>(
         &'a self,
         project: &'a str,

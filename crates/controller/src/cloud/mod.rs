@@ -196,6 +196,18 @@ pub enum ResourceKind {
     Route,
 }
 
+/// A static route on one of the project's routers. Klusters' pod ranges must not overlap
+/// any route's destination on their router.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouterRoute {
+    /// The router's id.
+    pub router: String,
+    /// The destination CIDR.
+    pub destination: String,
+    /// The next hop's address.
+    pub nexthop: String,
+}
+
 /// A cloud resource created by a kluster's workloads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resource {
@@ -275,6 +287,16 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         &'a self,
         project: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>>;
+
+    /// Every static route on the project's routers (whoever made it). The default: none
+    /// known (the simulated cloud's routes are all its klusters').
+    fn routes<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<RouterRoute>, CloudError>> {
+        let _ = project;
+        Box::pin(async { Ok(Vec::new()) })
+    }
 
     /// Deletes such a resource.
     fn delete_resource<'a>(

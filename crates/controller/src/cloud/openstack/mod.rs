@@ -208,6 +208,27 @@ impl Cloud for OpenStackCloud {
         Box::pin(self.api.kluster_resources(project))
     }
 
+    fn routes<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<crate::cloud::RouterRoute>, CloudError>> {
+        Box::pin(async move {
+            let routers = self.api.routers(project).await?;
+            Ok(routers
+                .into_iter()
+                .flat_map(|r| {
+                    r.routes
+                        .into_iter()
+                        .map(move |route| crate::cloud::RouterRoute {
+                            router: r.id.clone(),
+                            destination: route.destination,
+                            nexthop: route.nexthop,
+                        })
+                })
+                .collect())
+        })
+    }
+
     fn delete_resource<'a>(
         &'a self,
         project: &'a str,

@@ -96,6 +96,7 @@ pub enum StartError {
     #[error("HTTP client: {0}")]
     Http(String),
     /// The embedded controller could not start.
+    #[cfg(feature = "embedded-controller")]
     #[error("embedded controller: {0}")]
     Controller(#[from] controller::run::StartError),
     /// The listen address could not be bound.
@@ -140,49 +141,17 @@ pub async fn start(
     let shutdown = serving::shutdown::Shutdown::new(shutdown);
     // The embedded controller answers the dashboard's calls in-process (its listener stays
     // for health checks, tools and other replicas).
-    let mut in_process = None;
-    let controller_url = match &config.controller_service {
-        Some(service) => {
-            if let controller::store::Database::Sqlite(path) = &config.controller_database {
-                sessions::private_db(path).map_err(private)?;
-            }
-            let running = controller::run::start(
-                controller::run::ControllerConfig {
-                    listen: config.controller_listen,
-                    keystone_url: config.keystone_url.clone(),
-                    service: service.clone(),
-                    database: config.controller_database.clone(),
-                    pace: config.controller_pace,
-                    cloud: config.controller_cloud.clone(),
-                    ca_key: controller::run::load_or_create_key(
-                        &config.data_dir.join("controller-ca.key"),
-                    )?,
-                    policy_file: None,
-                    token_cache: std::time::Duration::from_secs(300),
-                    settings: controller::api::ApiSettings {
-                        auth_url: config.keystone_url.clone(),
-                        public_url: config.controller_public_url.clone(),
-                        binaries_url: config.controller_binaries_url.clone(),
-                        simulator_api: config.controller_simulator_api,
-                        // Only this process reaches the loopback port: it forwards the
-                        // browser's address for the audit trail.
-                        trusted_proxies: controller::net::TrustedProxies(
-                            ["127.0.0.1", "::1"]
-                                .iter()
-                                .filter_map(|a| controller::net::IpNet::parse(a).ok())
-                                .collect(),
-                        ),
-                        ..Default::default()
-                    },
-                },
-                shutdown.signal(),
-            )
-            .await?;
-            in_process = Some(in_process::InProcess::new(running.router.clone()));
-            format!("http://{}", running.addr)
+    let remote = config.controller_url.trim_end_matches('/').to_string();
+    #[cfg(feature = "embedded-controller")]
+    let (controller_url, in_process) = match &config.embedded {
+        Some(embedded) => {
+            let (url, local) = start_embedded(&config, embedded, &shutdown).await?;
+            (url, Some(local))
         }
-        None => config.controller_url.trim_end_matches('/').to_string(),
+        None => (remote, None),
     };
+    #[cfg(not(feature = "embedded-controller"))]
+    let (controller_url, in_process) = (remote, None::<in_process::InProcess>);
     let mut controller =
         app::ssr::ControllerClient::new(&controller_url).map_err(StartError::Http)?;
     if let Some(local) = in_process {
@@ -387,4 +356,55 @@ async fn unknown_api(req: Request<Body>) -> impl IntoResponse {
              an older version of Mission Control: reload it and try again.\n"
         ),
     )
+}
+
+/// Starts the embedded controller of `embedded`: its loopback URL and its router answered
+/// in-process (its listener stays for health checks, tools and other replicas).
+#[cfg(feature = "embedded-controller")]
+async fn start_embedded(
+    config: &Config,
+    embedded: &config::Embedded,
+    shutdown: &serving::shutdown::Shutdown,
+) -> Result<(String, in_process::InProcess), StartError> {
+    if let controller::store::Database::Sqlite(path) = &embedded.database {
+        sessions::private_db(path).map_err(|e| {
+            StartError::Store(format!("data_dir {}: {e}", config.data_dir.display()))
+        })?;
+    }
+    let running = controller::run::start(
+        controller::run::ControllerConfig {
+            listen: embedded.listen,
+            keystone_url: config.keystone_url.clone(),
+            service: embedded.service.clone(),
+            database: embedded.database.clone(),
+            pace: embedded.pace,
+            cloud: embedded.cloud.clone(),
+            ca_key: controller::run::load_or_create_key(
+                &config.data_dir.join("controller-ca.key"),
+            )?,
+            policy_file: None,
+            token_cache: std::time::Duration::from_secs(300),
+            settings: controller::api::ApiSettings {
+                auth_url: config.keystone_url.clone(),
+                public_url: embedded.public_url.clone(),
+                binaries_url: embedded.binaries_url.clone(),
+                simulator_api: embedded.simulator_api,
+                // Only this process reaches the loopback port: it forwards the
+                // browser's address for the audit trail.
+                trusted_proxies: controller::net::TrustedProxies(
+                    ["127.0.0.1", "::1"]
+                        .iter()
+                        .filter_map(|a| controller::net::IpNet::parse(a).ok())
+                        .collect(),
+                ),
+                ..Default::default()
+            },
+        },
+        shutdown.signal(),
+    )
+    .await?;
+    Ok((
+        format!("http://{}", running.addr),
+        in_process::InProcess::new(running.router.clone()),
+    ))
 }

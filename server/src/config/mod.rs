@@ -7,12 +7,17 @@ use std::time::Duration;
 
 use clap::Parser;
 
+#[cfg(feature = "embedded-controller")]
 mod cloud;
+#[cfg(feature = "embedded-controller")]
+mod embedded;
 mod resolve;
 mod settings;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "embedded-controller")]
+pub use embedded::Embedded;
 pub use settings::{redact_url, SessionStoreKind, Settings};
 
 /// A configuration error, in words.
@@ -57,21 +62,9 @@ pub struct Config {
     pub keystone_url: String,
     /// Kubernikus API base URL or "embedded".
     pub controller_url: String,
-    /// Where the embedded controller listens.
-    pub controller_listen: SocketAddr,
-    /// The embedded controller's database.
-    pub controller_database: controller::store::Database,
-    /// The embedded controller's URL as users' tools reach it (empty: its listen address).
-    pub controller_public_url: String,
-    /// Where kubernikusctl builds are published (empty: none offered).
-    pub controller_binaries_url: String,
-    /// Service credentials of the embedded controller (`None` with a remote controller).
-    pub controller_service: Option<controller::auth::ServiceCredentials>,
-    /// How fast the embedded controller's simulated cloud and reconcilers go, and the
-    /// quota each project starts with.
-    pub controller_pace: controller::run::Pace,
-    /// The embedded controller's cloud: simulated, or a real OpenStack.
-    pub controller_cloud: controller::cloud::choice::CloudChoice,
+    /// The embedded controller (`None` with a remote `controller_url`).
+    #[cfg(feature = "embedded-controller")]
+    pub embedded: Option<Embedded>,
     /// Session store kind.
     pub session_store: SessionStoreKind,
     /// Data directory.
@@ -92,8 +85,6 @@ pub struct Config {
     pub login_window: Duration,
     /// Proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: crate::client_ip::TrustedProxies,
-    /// Whether the embedded controller serves the simulator API.
-    pub controller_simulator_api: bool,
     /// Live streams per session and per user.
     pub live_streams_per_user: usize,
     /// Poll interval against a Kubernikus without the event-stream extension.

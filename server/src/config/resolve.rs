@@ -7,57 +7,48 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::{settings, Config, ConfigError, SessionStoreKind, Settings};
+use super::{Config, ConfigError, SessionStoreKind, Settings};
 
 impl Config {
     /// Applies defaults and validates.
     pub fn resolve(s: Settings) -> Result<Config, ConfigError> {
-        let cloud_keys = super::cloud::CloudKeys::of(&s);
         let site_addr = s
             .site_addr
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 3000)));
-        let public_origin = match s.public_origin {
-            Some(o) => normalize_origin(&o)?,
+        let public_origin = match &s.public_origin {
+            Some(o) => normalize_origin(o)?,
             None => format!("http://{site_addr}"),
         };
         let https = public_origin.starts_with("https://");
         let keystone_url = s
             .keystone_url
+            .clone()
             .unwrap_or_else(|| "http://127.0.0.1:5000/v3".into());
         Url::parse(&keystone_url).map_err(|e| ConfigError::Invalid {
             key: "keystone_url",
             message: format!("{keystone_url:?} is not a URL: {e}"),
         })?;
-        let controller_url = s.controller_url.unwrap_or_else(|| "embedded".into());
-        let controller_service = if controller_url == "embedded" {
-            let password = s.controller_service_password.ok_or(ConfigError::Invalid {
-                key: "controller_service_password",
-                message: "the embedded controller needs its Keystone service user's password \
-                          (MC_CONTROLLER_SERVICE_PASSWORD)"
-                    .into(),
-            })?;
-            let domain = s
-                .controller_service_domain
-                .unwrap_or_else(|| "Default".into());
-            Some(controller::auth::ServiceCredentials {
-                user_name: s
-                    .controller_service_user
-                    .unwrap_or_else(|| "mission-control".into()),
-                password,
-                user_domain: domain.clone(),
-                project: s
-                    .controller_service_project
-                    .unwrap_or_else(|| "service".into()),
-                project_domain: domain,
-            })
-        } else {
+        let controller_url = s
+            .controller_url
+            .clone()
+            .unwrap_or_else(|| "embedded".into());
+        if controller_url != "embedded" {
             Url::parse(&controller_url).map_err(|e| ConfigError::Invalid {
                 key: "controller_url",
                 message: format!("{controller_url:?} is neither \"embedded\" nor a URL: {e}"),
             })?;
-            None
-        };
-        let controller_cloud = cloud_keys.resolve(&keystone_url, controller_service.as_ref())?;
+        } else if cfg!(not(feature = "embedded-controller")) {
+            return Err(ConfigError::Invalid {
+                key: "controller_url",
+                message: "this build has no embedded controller (built without the \
+                          embedded-controller feature): set it to a Kubernikus API's URL"
+                    .into(),
+            });
+        }
+        let data_dir: PathBuf = s.data_dir.clone().unwrap_or_else(|| ".state/data".into());
+        #[cfg(feature = "embedded-controller")]
+        let embedded =
+            super::embedded::Embedded::resolve(&s, &controller_url, &keystone_url, &data_dir)?;
         let positive = |key: &'static str, v: u64| {
             if v == 0 {
                 Err(ConfigError::Invalid {
@@ -79,89 +70,14 @@ impl Config {
                 key: "trusted_proxies",
                 message,
             })?;
-        let data_dir: PathBuf = s.data_dir.unwrap_or_else(|| ".state/data".into());
-        let controller_database = match &s.controller_database {
-            Some(db) => db.parse().map_err(|message| ConfigError::Invalid {
-                key: "controller_database",
-                message,
-            })?,
-            None => controller::store::Database::Sqlite(data_dir.join("controller.db")),
-        };
         Ok(Config {
             site_addr,
             public_origin,
             https,
             keystone_url,
+            #[cfg(feature = "embedded-controller")]
+            embedded,
             controller_url,
-            controller_database,
-            controller_public_url: settings::web_url(
-                "controller_public_url",
-                s.controller_public_url.as_deref(),
-            )?,
-            controller_binaries_url: settings::web_url(
-                "controller_binaries_url",
-                s.controller_binaries_url.as_deref(),
-            )?,
-            controller_listen: s
-                .controller_listen
-                .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0))),
-            controller_service,
-            controller_pace: {
-                let phase = s
-                    .controller_phase_seconds
-                    .filter(|v| v.is_finite() && *v > 0.0)
-                    .map(Duration::from_secs_f64)
-                    .unwrap_or(Duration::from_secs(20));
-                let mut pace = controller::run::Pace::scaled(phase);
-                if let Some(ttl) = s.controller_lease_seconds {
-                    pace.lease_ttl = Duration::try_from_secs_f64(ttl)
-                        .ok()
-                        .filter(|d| *d >= Duration::from_secs(1))
-                        .ok_or(ConfigError::Invalid {
-                            key: "controller_lease_seconds",
-                            message: "must be at least 1".into(),
-                        })?;
-                }
-                if let Some(m) = s.controller_creation_timeout_minutes {
-                    pace.timing.creation_timeout = Duration::from_secs(
-                        60 * positive("controller_creation_timeout_minutes", m)?,
-                    );
-                }
-                if let Some(days) = s.controller_event_retention_days {
-                    let days = positive("controller_event_retention_days", days)?;
-                    pace.event_retention = u32::try_from(days)
-                        .ok()
-                        .and_then(|d| Duration::from_secs(24 * 3600).checked_mul(d))
-                        .ok_or(ConfigError::Invalid {
-                            key: "controller_event_retention_days",
-                            message: "is too large".into(),
-                        })?;
-                }
-                let limits = &mut pace.sim.limits;
-                let quota = |key, v: Option<u64>, default: i64| match v {
-                    Some(v) => i64::try_from(v).map_err(|_| ConfigError::Invalid {
-                        key,
-                        message: "is too large".into(),
-                    }),
-                    None => Ok(default),
-                };
-                limits.instances = quota(
-                    "controller_quota_instances",
-                    s.controller_quota_instances,
-                    limits.instances,
-                )?;
-                limits.cores = quota(
-                    "controller_quota_cores",
-                    s.controller_quota_cores,
-                    limits.cores,
-                )?;
-                limits.ram = quota(
-                    "controller_quota_ram_mb",
-                    s.controller_quota_ram_mb,
-                    limits.ram,
-                )?;
-                pace
-            },
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
             clock: app::ssr::Clock::real(),
             session_key_file: s
@@ -203,10 +119,6 @@ impl Config {
                     Some(e)
                 }
             },
-            // A real cloud has no simulator to steer.
-            controller_simulator_api: s.controller_simulator_api.unwrap_or(false)
-                && controller_cloud == controller::cloud::choice::CloudChoice::Simulated,
-            controller_cloud,
             live_streams_per_user: positive(
                 "live_streams_per_user",
                 s.live_streams_per_user.unwrap_or(10) as u64,

@@ -318,7 +318,9 @@ impl Settings {
     }
 }
 
-/// The http(s) URL of setting `key` without a trailing slash; empty when unset.
+/// The http(s) URL of setting `key` without a trailing slash; empty when unset (the
+/// embedded controller's URLs).
+#[cfg_attr(not(feature = "embedded-controller"), allow(dead_code))]
 pub(super) fn web_url(key: &'static str, v: Option<&str>) -> Result<String, ConfigError> {
     let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) else {
         return Ok(String::new());

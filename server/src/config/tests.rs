@@ -22,7 +22,8 @@ fn flags_beat_file_and_defaults_fill_the_rest() {
     assert_eq!(c.public_origin, "http://127.0.0.1:4000");
     assert!(!c.https);
     assert_eq!(c.controller_url, "embedded");
-    assert_eq!(c.controller_service.unwrap().user_name, "mission-control");
+    let embedded = c.embedded.expect("the embedded controller by default");
+    assert_eq!(embedded.service.user_name, "mission-control");
 }
 
 #[test]
@@ -35,10 +36,7 @@ fn the_embedded_controller_needs_a_service_password_a_remote_one_does_not() {
         controller_url: Some("https://kubernikus.example".into()),
         ..Default::default()
     };
-    assert!(Config::resolve(remote)
-        .unwrap()
-        .controller_service
-        .is_none());
+    assert!(Config::resolve(remote).unwrap().embedded.is_none());
 }
 
 #[test]
@@ -52,20 +50,24 @@ fn the_shipped_leptos_toml_parses() {
 #[test]
 fn event_retention_is_a_week_unless_set_in_whole_days() {
     let base = || Settings {
-        controller_url: Some("http://k".into()),
+        controller_service_password: Some("pw".into()),
         ..Default::default()
     };
+    let retention = |s| {
+        Config::resolve(s)
+            .unwrap()
+            .embedded
+            .unwrap()
+            .pace
+            .event_retention
+    };
     let day = Duration::from_secs(24 * 3600);
-    let c = Config::resolve(base()).unwrap();
-    assert_eq!(c.controller_pace.event_retention, 7 * day);
+    assert_eq!(retention(base()), 7 * day);
     let s = Settings {
         controller_event_retention_days: Some(2),
         ..base()
     };
-    assert_eq!(
-        Config::resolve(s).unwrap().controller_pace.event_retention,
-        2 * day
-    );
+    assert_eq!(retention(s), 2 * day);
     let s = Settings {
         controller_event_retention_days: Some(0),
         ..base()

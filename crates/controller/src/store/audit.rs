@@ -154,8 +154,10 @@ fn record_of(r: &AnyRow) -> Result<AuditRecord, StoreError> {
     })
 }
 
+#[cfg(any(test, feature = "test-fixtures"))]
 pub mod checks {
-    //! One behaviour check of the audit store, run on each engine.
+    //! One behaviour check of the audit store, run on each engine (a test fixture, built
+    //! for tests and with the `test-fixtures` feature only).
     use super::*;
 
     fn rec(project: &str, kluster: &str, action: &str, user: &str) -> AuditRecord {

@@ -103,8 +103,10 @@ fn escape_like(s: &str) -> String {
     out
 }
 
+#[cfg(any(test, feature = "test-fixtures"))]
 pub mod checks {
-    //! One behaviour check of the list query in SQL, run on each engine.
+    //! One behaviour check of the list query in SQL, run on each engine (a test fixture,
+    //! built for tests and with the `test-fixtures` feature only).
     use super::*;
     use crate::store::{CaRecord, StoredKluster};
     use kluster::KlusterPhase;

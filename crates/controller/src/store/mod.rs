@@ -33,12 +33,15 @@ use std::sync::Arc;
 use kluster::Kluster;
 use sqlx::AnyPool;
 
-pub use audit::{audit_time, checks as audit_checks, AuditFilter};
+#[cfg(any(test, feature = "test-fixtures"))]
+pub use audit::checks as audit_checks;
+pub use audit::{audit_time, AuditFilter};
 pub use cas::CaRecord;
 pub use database::{Database, Dialect};
 pub use error::StoreError;
 pub use events::NewEvent;
 pub use klusters::new_uid;
+#[cfg(any(test, feature = "test-fixtures"))]
 pub use listing::checks as listing_checks;
 pub use ops::RepeatedWarning;
 pub use schema::SCHEMA_VERSION;

@@ -16,9 +16,9 @@ pub mod error;
 pub mod extensions;
 pub mod klusters;
 pub mod observe;
-pub mod passed;
 pub mod sse;
 pub mod stream;
+pub mod verbatim;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,8 +31,8 @@ pub use error::Error;
 pub use extensions::{AuditQuery, EventsQuery};
 pub use klusters::{Listing, Version};
 pub use observe::{route_template, Observer, RequestHeaders};
-pub use passed::JsonArray;
 pub use stream::{EventStream, StreamEvent};
+pub use verbatim::JsonArray;
 
 /// How long a call (not the event stream) may take.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(20);

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::bad_query;
-use super::hygiene::RequestId;
+use super::request_context::RequestId;
 use super::{ApiError, ApiState, Caller};
 use crate::auth::{Permission, Principal};
 use crate::store::{audit_time, AuditFilter};

@@ -1,14 +1,14 @@
 //! The authenticated caller as an extractor, the one place a request is allowed or refused
 //! by the policy ([`Caller::allow`], [`denied`]: the one 403 sentence), `GET /api/v1/access`
 //! (what the caller may do); the caller's user and project go into the request's slot and span
-//! ([`super::hygiene`]).
+//! ([`super::request_context`]).
 
 use axum::{
     extract::FromRequestParts, extract::State, http::request::Parts, http::StatusCode, Json,
 };
 use serde::Serialize;
 
-use super::hygiene::{CallerSlot, RequestSpan};
+use super::request_context::{CallerSlot, RequestSpan};
 use super::{ApiError, ApiState};
 use crate::auth::{Permission, Principal};
 

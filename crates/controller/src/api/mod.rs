@@ -10,11 +10,11 @@ mod clusters;
 mod error;
 mod events;
 mod health;
-mod hygiene;
 mod meta;
 mod ops;
 mod protection;
 mod quota;
+mod request_context;
 mod simulator;
 mod versions;
 
@@ -31,7 +31,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use audit::{classify, diff};
 pub use caller::Caller;
 pub use error::ApiError;
-pub use hygiene::{CallerSlot, RequestId};
+pub use request_context::{CallerSlot, RequestId};
 pub use serving::request::{is_probe, new_request_id, valid_request_id, REQUEST_ID};
 
 use crate::auth::{Policy, TokenValidator};
@@ -205,7 +205,7 @@ pub fn router(state: ApiState) -> Router {
             state.metrics.http.clone(),
             crate::metrics::track_http,
         ))
-        .layer(axum::middleware::from_fn(hygiene::request_context))
+        .layer(axum::middleware::from_fn(request_context::request_context))
         .with_state(state)
 }
 

@@ -131,8 +131,8 @@ pub async fn attention(
                 format!(
                     "{} for {} (timeout {})",
                     phase.as_str(),
-                    crate::reconcile::ctx::human(round(o.in_phase)),
-                    crate::reconcile::ctx::human(stuck_after)
+                    crate::reconcile::context::human(round(o.in_phase)),
+                    crate::reconcile::context::human(stuck_after)
                 ),
             ));
         }

@@ -9,7 +9,7 @@ use futures_util::stream::{self, StreamExt};
 
 use kluster::{EventReason, Kluster};
 
-use super::ctx::{Ctx, Observed, Outcome};
+use super::context::{Ctx, KlusterView, Outcome};
 use super::next::Next;
 use crate::cloud::{CloudError, Resource, ResourceKind, Server, ServerStatus};
 use crate::store::StoreError;
@@ -151,7 +151,7 @@ fn noun(kind: ResourceKind) -> &'static str {
 /// (the caller then removes the kluster).
 pub async fn reconcile(
     k: &mut Kluster,
-    o: &Observed<'_>,
+    o: &KlusterView<'_>,
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let mut out = Outcome::default();

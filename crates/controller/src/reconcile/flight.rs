@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use kluster::{EventReason, Kluster, KlusterPhase};
 
-use super::ctx::{Ctx, Observed, Outcome};
+use super::context::{Ctx, KlusterView, Outcome};
 use super::next::Next;
 use crate::cloud::{NodeKnowledge, NodeSource, Server, ServerStatus};
 use crate::store::StoreError;
@@ -73,7 +73,7 @@ pub fn plan_with(
 /// them) and says why; the deleted ids are in the outcome's `grounded`.
 pub async fn reconcile(
     k: &mut Kluster,
-    o: &Observed<'_>,
+    o: &KlusterView<'_>,
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let mut out = Outcome::default();
@@ -92,11 +92,11 @@ pub async fn reconcile(
             Why::Errored => "it went into ERROR".to_string(),
             Why::NeverRegistered => format!(
                 "it did not register as a node within {}",
-                super::ctx::human(register_timeout)
+                super::context::human(register_timeout)
             ),
             Why::StuckBuilding => format!(
                 "it was still building after {}",
-                super::ctx::human(register_timeout)
+                super::context::human(register_timeout)
             ),
         };
         match ctx

@@ -13,7 +13,7 @@
 //! within a time budget ([`Reconciler::project_budget`]): past it the project's remaining
 //! cloud calls fail at once, so a project whose cloud hangs delays no other project.
 
-pub mod ctx;
+pub mod context;
 pub mod deorbit;
 pub mod flight;
 pub mod ground;
@@ -32,7 +32,7 @@ use tokio::time::Instant;
 
 use crate::cloud::Cloud;
 use crate::store::{Observed, Store, StoreError};
-use ctx::{Ctx, Timing, LONGEST};
+use context::{Ctx, Timing, LONGEST};
 pub use project::{PassReport, ProjectPass};
 pub use runner::FULL_RESYNC_POLLS;
 
@@ -170,7 +170,7 @@ impl Reconciler {
                 tracing::warn!(
                     controller = "reconcile",
                     project,
-                    budget = %ctx::human(budget),
+                    budget = %context::human(budget),
                     "the project's pass took twice its time budget: cut short; the next pass continues"
                 );
                 self.metrics.reconcile_error("cut_short");

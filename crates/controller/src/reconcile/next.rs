@@ -1,5 +1,5 @@
 //! When a kluster is reconciled next, as its reconcilers say it ([`Next`], in each
-//! reconciler's [`Outcome`](super::ctx::Outcome)), and the runner's queue of due times
+//! reconciler's [`Outcome`](super::context::Outcome)), and the runner's queue of due times
 //! ([`Queue`]). controller-rs calls the same idea an `Action` (requeue after, await change)
 //! with an error policy: here a kluster asks to be looked at again at a deadline (a phase's
 //! end, a timeout), soon (the cloud is still working on what it waits for: one poll

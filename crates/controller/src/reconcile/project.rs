@@ -6,7 +6,7 @@
 use kluster::{EventReason, Kluster, KlusterPhase};
 use tracing::Instrument;
 
-use super::ctx::{Ctx, Observed, Outcome, Seen};
+use super::context::{Ctx, KlusterView, Outcome, Seen};
 use super::next::Next;
 use super::{deorbit, flight, ground, launch};
 use crate::cloud::{CloudError, Server, ServerStatus};
@@ -280,7 +280,7 @@ impl Ctx<'_> {
         let before = &o.stored.kluster;
         let mut k = before.clone();
         let name = before.name.as_str();
-        let mut observed = Observed {
+        let mut observed = KlusterView {
             stored: o,
             cloud: seen,
             grounded: Default::default(),

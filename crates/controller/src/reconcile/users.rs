@@ -9,7 +9,7 @@
 
 use kluster::Kluster;
 
-use super::ctx::Ctx;
+use super::context::Ctx;
 use crate::cloud::{CloudError, KlusterUser};
 use crate::store::{StoreError, UserRecord};
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use kluster::{EventDetail, EventReason, Kluster, KlusterPhase, Router};
 
-pub use super::ctx::{human, Timing};
-use super::ctx::{Ctx, Observed, Outcome};
+pub use super::context::{human, Timing};
+use super::context::{Ctx, KlusterView, Outcome};
 use super::next::Next;
 use crate::store::StoreError;
 use tokio::time::Instant;
@@ -173,7 +173,7 @@ fn pending(k: &Kluster, routers: &[Router]) -> Vec<Step> {
 /// OpenStack ids) and records the phase events and warnings.
 pub async fn reconcile(
     k: &mut Kluster,
-    o: &Observed<'_>,
+    o: &KlusterView<'_>,
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let name = k.name.clone();

@@ -5,7 +5,7 @@ use kluster::{EventDetail, EventReason, Kluster};
 use super::plan_with;
 use super::prefix;
 use crate::cloud::{CloudErrorKind, ServerSpec};
-use crate::reconcile::ctx::{Ctx, Observed, Outcome};
+use crate::reconcile::context::{Ctx, KlusterView, Outcome};
 use crate::reconcile::next::Next;
 use crate::store::StoreError;
 
@@ -13,7 +13,7 @@ use crate::store::StoreError;
 /// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
 pub async fn reconcile(
     k: &mut Kluster,
-    o: &Observed<'_>,
+    o: &KlusterView<'_>,
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let mut out = Outcome::default();

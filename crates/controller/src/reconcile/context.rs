@@ -1,5 +1,5 @@
 //! What a reconciler acts with: [`Ctx`] (one project's pass: the store, the cloud with the
-//! pass's time budget, events), [`Observed`] (what the cloud and the store showed about one
+//! pass's time budget, events), [`KlusterView`] (what the cloud and the store showed about one
 //! kluster) and [`Outcome`] (what a reconciler did with it).
 
 use std::collections::BTreeSet;
@@ -80,7 +80,7 @@ pub struct Seen {
 }
 
 /// What is known about one kluster in this pass.
-pub struct Observed<'a> {
+pub struct KlusterView<'a> {
     /// The kluster as stored, with its time in phase and its age.
     pub stored: &'a store::Observed,
     /// What the cloud showed for the kluster's project.

@@ -7,6 +7,7 @@
 pub mod advice;
 pub mod app;
 pub mod components;
+pub mod duplicate;
 pub mod error;
 pub mod kluster_edit;
 pub mod list_model;

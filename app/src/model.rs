@@ -188,6 +188,8 @@ pub struct CreateContext {
     pub versions: Vec<String>,
     /// What a rejected plain form post left for the form: its values and the error.
     pub flash: Option<(KlusterForm, crate::error::AppError)>,
+    /// The form copied from another kluster (`?from=<name>`), or why it could not be.
+    pub copy: Option<crate::duplicate::Copied>,
 }
 
 /// What a set of pools needs from the quota.

@@ -1,4 +1,4 @@
-//! `/klusters/new`: the create form (admins).
+//! `/klusters/new`: the create form (admins); `?from=<name>` fills it from that kluster.
 
 use kubernikus_policy::Permission;
 use leptos::prelude::*;
@@ -17,7 +17,10 @@ pub fn CreatePage() -> impl IntoView {
     // Made before the frame's `<Transition>`, which may run its content more than once (see
     // `SignedIn`): what the cloud offers is fetched once per render.
     let retry = retry_requested();
-    let context = crate::loaded::load(|| (), move |_| get_create_context(retry));
+    let from = leptos_router::hooks::use_query_map()
+        .read_untracked()
+        .get("from");
+    let context = crate::loaded::load(|| (), move |_| get_create_context(retry, from.clone()));
     view! {
         <Title text="New kluster"/>
         <SignedIn content=move |info| {
@@ -37,7 +40,8 @@ pub fn CreatePage() -> impl IntoView {
                         match context.await {
                             Ok(mut ctx) => {
                                 let flash = ctx.flash.take();
-                                view! { <CreateForm ctx flash/> }.into_any()
+                                let copy = ctx.copy.take();
+                                view! { <CreateForm ctx flash copy/> }.into_any()
                             }
                             Err(e) => view! { <ErrorAlert spacing="mt-4">{e.to_string()}</ErrorAlert> }.into_any(),
                         }

@@ -55,7 +55,10 @@ pub fn DetailPage() -> impl IntoView {
     );
     view! {
         <Title text=name()/>
-        <SignedIn content=move |_| view! { <Detail detail actions/> }/>
+        <SignedIn content=move |info| {
+            let may_create = info.may(kubernikus_policy::Permission::CreateCluster);
+            view! { <Detail detail actions may_create/> }
+        }/>
     }
 }
 
@@ -69,14 +72,18 @@ struct Actions {
 }
 
 #[component]
-fn Detail(detail: Loaded<Result<KlusterDetail, AppError>>, actions: Actions) -> impl IntoView {
+fn Detail(
+    detail: Loaded<Result<KlusterDetail, AppError>>,
+    actions: Actions,
+    may_create: bool,
+) -> impl IntoView {
     view! {
         <nav class="mb-4 text-sm"><a href="/" class=LINK>"← All klusters"</a></nav>
         <ReturnedError spacing="mb-4"/>
         <Transition fallback=|| view! { <p>"Loading the kluster…"</p> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(d) => view! { <Body d actions/> }.into_any(),
+                    Ok(d) => view! { <Body d actions may_create/> }.into_any(),
                     Err(e) => view! { <ErrorAlert>{e.to_string()}</ErrorAlert> }.into_any(),
                 }
             })}
@@ -85,7 +92,7 @@ fn Detail(detail: Loaded<Result<KlusterDetail, AppError>>, actions: Actions) -> 
 }
 
 #[component]
-fn Body(d: KlusterDetail, actions: Actions) -> impl IntoView {
+fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
     let k = d.kluster;
     let name = k.name.clone();
     let version = k.metadata.as_ref().map(|m| m.resource_version.clone());
@@ -98,7 +105,7 @@ fn Body(d: KlusterDetail, actions: Actions) -> impl IntoView {
     let facts = facts(&k, &d.ssh_fingerprint);
     let pools = pool_states(&k);
     view! {
-        <KlusterHeading name=name.clone() phase=k.status.phase message=k.status.message/>
+        <KlusterHeading name=name.clone() phase=k.status.phase message=k.status.message may_create/>
         <Specification facts/>
         <PoolsSection kluster=name.clone() pools admin scale=actions.scale edit=actions.edit
             flavors=d.flavors zones=d.zones/>

@@ -6,10 +6,14 @@ use crate::error::AppError;
 use crate::model::CreateContext;
 
 /// The cloud's catalog (flavors, zones, routers…), the project's quota (when the
-/// controller reports it), the versions new klusters may use, and (when `retry`) what the
-/// last rejected plain form post left for the form.
+/// controller reports it), the versions new klusters may use, (when `retry`) what the
+/// last rejected plain form post left for the form, and (with `from`) the form filled
+/// from that kluster of the project.
 #[server(endpoint = "get_create_context")]
-pub async fn get_create_context(retry: bool) -> Result<CreateContext, AppError> {
+pub async fn get_create_context(
+    retry: bool,
+    from: Option<String>,
+) -> Result<CreateContext, AppError> {
     use crate::ssr::auth::{require, session, store_error};
     use crate::ssr::{fail, state};
     let st = state();
@@ -43,11 +47,61 @@ pub async fn get_create_context(retry: bool) -> Result<CreateContext, AppError> 
         let default = versions.remove(i);
         versions.insert(0, default);
     }
+    let copy = match from.filter(|f| !f.is_empty()) {
+        Some(source) if flash.is_none() => Some(copy_of(&rec.token, &source, &versions).await),
+        _ => None,
+    };
     Ok(CreateContext {
         metadata: metadata.map_err(|e| fail(e.into()))?,
         // A real Kubernikus has no quota endpoint: the form then shows no quota summary.
         quota: quota.ok(),
         versions,
         flash,
+        copy,
     })
+}
+
+/// The form filled from kluster `source` of the token's project, or the sentence that
+/// says why it starts empty (a name from the URL is repeated only when it is a valid name).
+#[cfg(feature = "ssr")]
+async fn copy_of(
+    token: &keystone::TokenSecret,
+    source: &str,
+    versions: &[String],
+) -> crate::duplicate::Copied {
+    use crate::duplicate::{copy_name, form_from, Copied};
+    let c = &crate::ssr::state().controller;
+    let empty = " The form starts empty.";
+    if kluster::validate::kluster_name(source).is_err() {
+        return Copied::nothing(format!(
+            "There is no kluster by that name to copy in this project.{empty}"
+        ));
+    }
+    let k = match c.get(token, source).await.map_err(AppError::from) {
+        Ok(k) => k,
+        Err(AppError::NotFound(_)) => {
+            return Copied::nothing(format!(
+                "There is no kluster {source} to copy in this project.{empty}"
+            ))
+        }
+        Err(AppError::Forbidden(_)) => {
+            return Copied::nothing(format!(
+                "You may not read kluster {source}, so it cannot be copied.{empty}"
+            ))
+        }
+        Err(e) => {
+            return Copied::nothing(format!(
+                "Kluster {source} could not be read to copy it: {e}{empty}"
+            ))
+        }
+    };
+    // `<source>-copy` when no kluster has that name yet; else the user chooses one.
+    let name = match copy_name(source) {
+        Some(n) => match c.get(token, &n).await.map_err(AppError::from) {
+            Err(AppError::NotFound(_)) => n,
+            _ => String::new(),
+        },
+        None => String::new(),
+    };
+    form_from(&k, name, versions)
 }

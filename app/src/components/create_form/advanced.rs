@@ -32,6 +32,7 @@ pub fn AdvancedSettings(
     let (form, meta) = (state.form, state.meta);
     let key_pairs = meta.with_value(|m| m.key_pairs.clone());
     let groups = meta.with_value(|m| m.security_groups.clone());
+    let initial_group = form.with_untracked(|f| f.security_group_name.clone());
     // Open when the server's answer names a field in here (e.g. a CIDR clash).
     let named_here = move || {
         state.server_error.with(|e| {
@@ -48,7 +49,10 @@ pub fn AdvancedSettings(
                     <label for="secgroup" class=LABEL>"Security group"</label>
                     <select id="secgroup" name="form[security_group_name]" class=INPUT>
                         <option value="">"default"</option>
-                        {groups.into_iter().filter(|g| g.name != "default").map(|g| view! { <option value=g.name.clone()>{g.name.clone()}</option> }).collect_view()}
+                        {groups.into_iter().filter(|g| g.name != "default").map(|g| {
+                            let selected = g.name == initial_group;
+                            view! { <option value=g.name.clone() selected=selected>{g.name.clone()}</option> }
+                        }).collect_view()}
                     </select>
                 </div>
                 <div>

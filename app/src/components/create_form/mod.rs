@@ -15,7 +15,8 @@ pub mod state;
 use leptos::prelude::*;
 
 use crate::components::error_alert::ErrorAlert;
-use crate::components::style::{PRIMARY, SECONDARY};
+use crate::components::style::{NOTICE, PRIMARY, SECONDARY};
+use crate::duplicate::Copied;
 use crate::error::AppError;
 use crate::model::{CreateContext, KlusterForm};
 use crate::server_fns::CreateKluster;
@@ -25,12 +26,20 @@ use pools::NodePools;
 use quota::QuotaSummary;
 use state::{default_pool, FormState};
 
-/// The form, filled from `flash` (a rejected plain form post) or with defaults.
+/// The form, filled from `flash` (a rejected plain form post), else from `copy` (another
+/// kluster, with a sentence that says what was copied), else with defaults.
 #[component]
-pub fn CreateForm(ctx: CreateContext, flash: Option<(KlusterForm, AppError)>) -> impl IntoView {
-    let (initial, server_error) = match flash {
-        Some((f, e)) => (f, Some(e)),
-        None => (
+pub fn CreateForm(
+    ctx: CreateContext,
+    flash: Option<(KlusterForm, AppError)>,
+    copy: Option<Copied>,
+) -> impl IntoView {
+    let notice = copy.as_ref().map(|c| c.notice.clone());
+    let copied = copy.and_then(|c| c.form);
+    let (initial, server_error) = match (flash, copied) {
+        (Some((f, e)), _) => (f, Some(e)),
+        (None, Some(f)) => (f, None),
+        (None, None) => (
             KlusterForm {
                 version: ctx.versions.first().cloned().unwrap_or_default(),
                 pools: vec![default_pool(&ctx.metadata, 0)],
@@ -54,6 +63,7 @@ pub fn CreateForm(ctx: CreateContext, flash: Option<(KlusterForm, AppError)>) ->
     let pending = action.pending();
     view! {
         <ActionForm action attr:class="mt-4 space-y-6" attr:novalidate=true on:submit=on_submit>
+            {notice.map(|n| view! { <p id="copy-notice" role="status" class=NOTICE>{n}</p> })}
             // The fields carry their own messages; this says what went wrong overall.
             <ErrorAlert>{move || state.server_error.get().map(|e| e.to_string())}</ErrorAlert>
             <section class="grid gap-4 sm:grid-cols-2">

@@ -8,7 +8,7 @@ use super::state::FormState;
 use crate::components::style::{INPUT, LABEL};
 
 /// Router, network and load-balancer subnet selects (`form[router_id]`,
-/// `form[network_id]`, `form[lb_subnet_id]`).
+/// `form[network_id]`, `form[lb_subnet_id]`), each showing the form's choice.
 #[component]
 pub fn NetworkPickers(
     /// The form.
@@ -53,7 +53,10 @@ pub fn NetworkPickers(
             <select id="network" name="form[network_id]" class=INPUT
                 on:change=move |ev| form.update(|f| { f.network_id = event_target_value(&ev); f.lb_subnet_id.clear(); })>
                 <option value="">"Automatic"</option>
-                {move || networks().into_iter().map(|n| view! { <option value=n.id.clone()>{n.name.clone()}</option> }).collect_view()}
+                {move || networks().into_iter().map(|n| {
+                    let selected = form.with_untracked(|f| f.network_id == n.id);
+                    view! { <option value=n.id.clone() selected=selected>{n.name.clone()}</option> }
+                }).collect_view()}
             </select>
         </div>
         <div>
@@ -61,7 +64,10 @@ pub fn NetworkPickers(
             <select id="subnet" name="form[lb_subnet_id]" class=INPUT
                 on:change=move |ev| form.update(|f| f.lb_subnet_id = event_target_value(&ev))>
                 <option value="">"Automatic"</option>
-                {move || subnets().into_iter().map(|s| view! { <option value=s.id.clone()>{format!("{} ({})", s.name, s.cidr)}</option> }).collect_view()}
+                {move || subnets().into_iter().map(|s| {
+                    let selected = form.with_untracked(|f| f.lb_subnet_id == s.id);
+                    view! { <option value=s.id.clone() selected=selected>{format!("{} ({})", s.name, s.cidr)}</option> }
+                }).collect_view()}
             </select>
         </div>
     }

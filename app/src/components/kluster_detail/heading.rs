@@ -1,13 +1,15 @@
 //! The top of a kluster's page: its name, its phase (announced when it changes), the
-//! kubeconfig download, and the controller's message when something is wrong.
+//! kubeconfig download, "Create a kluster like this one" (for those who may create), and
+//! the controller's message when something is wrong.
 
 use leptos::prelude::*;
 
 use crate::components::error_alert::ErrorAlert;
-use crate::components::style::{phase_badge, H1, PRIMARY};
+use crate::components::style::{phase_badge, H1, PRIMARY, SECONDARY};
 
-/// Name, phase badge (`#phase`) and "Download kubeconfig"; the status message below, in red,
-/// when the controller has one.
+/// Name, phase badge (`#phase`), "Download kubeconfig" and (`may_create`) the link to the
+/// create form filled from this kluster; the status message below, in red, when the
+/// controller has one.
 #[component]
 pub fn KlusterHeading(
     /// Kluster name.
@@ -16,8 +18,11 @@ pub fn KlusterHeading(
     phase: kluster::KlusterPhase,
     /// The controller's status message (empty: none).
     message: String,
+    /// Whether the policy lets the user create klusters.
+    may_create: bool,
 ) -> impl IntoView {
     let download = format!("/klusters/{name}/kubeconfig");
+    let like = format!("/klusters/new?from={name}");
     view! {
         <div class="flex flex-wrap items-center justify-between gap-3">
             <h1 class=format!("flex items-center gap-3 {H1}")>
@@ -26,7 +31,10 @@ pub fn KlusterHeading(
                     {format!("{phase:?}")}
                 </span>
             </h1>
-            <a href=download download class=PRIMARY>"Download kubeconfig"</a>
+            <div class="flex flex-wrap items-center gap-2">
+                {may_create.then(|| view! { <a href=like class=SECONDARY>"Create a kluster like this one"</a> })}
+                <a href=download download class=PRIMARY>"Download kubeconfig"</a>
+            </div>
         </div>
         {(!message.is_empty()).then(|| view! { <ErrorAlert spacing="mt-4">{message}</ErrorAlert> })}
     }

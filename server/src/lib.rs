@@ -6,6 +6,8 @@ pub mod assets;
 pub mod client_ip;
 pub mod config;
 pub mod csrf;
+#[cfg(feature = "embedded-controller")]
+mod embedded;
 pub mod headers;
 pub mod health;
 pub mod in_process;
@@ -145,7 +147,7 @@ pub async fn start(
     #[cfg(feature = "embedded-controller")]
     let (controller_url, in_process) = match &config.embedded {
         Some(embedded) => {
-            let (url, local) = start_embedded(&config, embedded, &shutdown).await?;
+            let (url, local) = embedded::start(&config, embedded, &shutdown).await?;
             (url, Some(local))
         }
         None => (remote, None),
@@ -356,55 +358,4 @@ async fn unknown_api(req: Request<Body>) -> impl IntoResponse {
              an older version of Mission Control: reload it and try again.\n"
         ),
     )
-}
-
-/// Starts the embedded controller of `embedded`: its loopback URL and its router answered
-/// in-process (its listener stays for health checks, tools and other replicas).
-#[cfg(feature = "embedded-controller")]
-async fn start_embedded(
-    config: &Config,
-    embedded: &config::Embedded,
-    shutdown: &serving::shutdown::Shutdown,
-) -> Result<(String, in_process::InProcess), StartError> {
-    if let controller::store::Database::Sqlite(path) = &embedded.database {
-        sessions::private_db(path).map_err(|e| {
-            StartError::Store(format!("data_dir {}: {e}", config.data_dir.display()))
-        })?;
-    }
-    let running = controller::run::start(
-        controller::run::ControllerConfig {
-            listen: embedded.listen,
-            keystone_url: config.keystone_url.clone(),
-            service: embedded.service.clone(),
-            database: embedded.database.clone(),
-            pace: embedded.pace,
-            cloud: embedded.cloud.clone(),
-            ca_key: controller::run::load_or_create_key(
-                &config.data_dir.join("controller-ca.key"),
-            )?,
-            policy_file: None,
-            token_cache: std::time::Duration::from_secs(300),
-            settings: controller::api::ApiSettings {
-                auth_url: config.keystone_url.clone(),
-                public_url: embedded.public_url.clone(),
-                binaries_url: embedded.binaries_url.clone(),
-                simulator_api: embedded.simulator_api,
-                // Only this process reaches the loopback port: it forwards the
-                // browser's address for the audit trail.
-                trusted_proxies: controller::net::TrustedProxies(
-                    ["127.0.0.1", "::1"]
-                        .iter()
-                        .filter_map(|a| controller::net::IpNet::parse(a).ok())
-                        .collect(),
-                ),
-                ..Default::default()
-            },
-        },
-        shutdown.signal(),
-    )
-    .await?;
-    Ok((
-        format!("http://{}", running.addr),
-        in_process::InProcess::new(running.router.clone()),
-    ))
 }

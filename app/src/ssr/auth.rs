@@ -40,6 +40,10 @@ pub struct AuthRecord {
     /// `None` in a record written before the dashboard asked (asked at its next check).
     #[serde(default)]
     pub granted: Option<Vec<Permission>>,
+    /// `granted` is the default policy's guess while the controller did not answer: asked
+    /// again with the next token re-check.
+    #[serde(default)]
+    pub grants_provisional: bool,
     /// The session ends at this time at the latest (token expiry or max lifetime).
     #[serde(with = "time::serde::rfc3339")]
     pub expires_at: OffsetDateTime,
@@ -70,6 +74,7 @@ impl AuthRecord {
             project_name: project.name,
             roles: token.roles,
             granted: None,
+            grants_provisional: false,
             expires_at: token.expires_at.min(cap),
             checked_at: now,
         })
@@ -83,10 +88,12 @@ impl AuthRecord {
     }
 
     /// Asks the controller what its policy grants this token (`GET /api/v1/access`). A
-    /// Kubernikus without that extension (404), or a controller that does not answer, leaves
-    /// the default Kubernikus policy's answer for the token's roles: the API still decides
-    /// every call, this only chooses what the pages offer.
+    /// Kubernikus without that extension (404) leaves the default Kubernikus policy's answer
+    /// for the token's roles; a controller that does not answer leaves the same answer for
+    /// now, asked again with the next token re-check. The API still decides every call: this only
+    /// chooses what the pages offer.
     pub async fn ask_grants(&mut self, st: &AppState) {
+        self.grants_provisional = false;
         let granted = match st.controller.access(&self.token).await {
             Ok(a) => a
                 .granted
@@ -95,6 +102,7 @@ impl AuthRecord {
                 .collect(),
             Err(e) => {
                 if e.status() != Some(404) {
+                    self.grants_provisional = true;
                     tracing::warn!(error = %e, "the controller did not say what the session may do; the default policy decides what the pages offer");
                 }
                 Policy::kubernikus().granted(&Creds {
@@ -175,6 +183,9 @@ async fn check(
             .await?
         {
             rec.checked_at = now;
+            if rec.grants_provisional {
+                rec.ask_grants(st).await; // the controller did not answer last time
+            }
             session.insert(AUTH_KEY, &rec).await.map_err(store_error)?;
         } else {
             if end_it {

@@ -124,10 +124,23 @@ impl Fixture {
     /// Waits until kluster `name` has `n` servers, all ACTIVE with an address.
     async fn active(&self, name: &str, n: usize, limit: Duration) -> Vec<Value> {
         let what = format!("{n} ACTIVE servers of {name}");
-        until(limit, &what, || async {
+        testkit::eventually(limit, &what, || async {
             let s = self.direct.servers(name).await;
             let up = |s: &Value| s["status"] == "ACTIVE" && address(s).is_some();
-            (s.len() == n && s.iter().all(up)).then_some(s)
+            if s.len() == n && s.iter().all(up) {
+                return Ok(s);
+            }
+            // What Nova showed, for the failure message: name, status, task state.
+            let seen: Vec<String> = s
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {} {}",
+                        s["name"], s["status"], s["OS-EXT-STS:task_state"]
+                    )
+                })
+                .collect();
+            Err(format!("[{}]", seen.join("; ")))
         })
         .await
     }

@@ -288,7 +288,8 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>>;
 
-    /// Every static route on the project's routers (whoever made it). The default: none
+    /// Every static route on the project's routers with an external gateway (the ones
+    /// klusters can use), whoever made it. The default: none
     /// known (the simulated cloud's routes are all its klusters').
     fn routes<'a>(
         &'a self,

@@ -196,8 +196,17 @@ pub async fn reconcile(
         };
         deletes.push(async move { (i, ctx.call(call).await) });
     }
+    let attempted = deletes.len();
     let mut done: HashMap<usize, Result<(), CloudError>> =
         stream::iter(deletes).buffer_unordered(8).collect().await;
+    let failed = done.values().filter(|r| r.is_err()).count();
+    // Every delete refused and nothing on its way out: the cloud is not working on it, so
+    // the next look backs off instead of retrying (and warning) every few seconds.
+    let in_flight =
+        mine.iter().any(|r| r.deleting) || nodes.iter().any(|s| s.status == ServerStatus::Deleting);
+    if attempted > 0 && failed == attempted && !in_flight {
+        out.next = Next::backoff();
+    }
     for (i, step) in steps.into_iter().enumerate() {
         let result = done.remove(&i).unwrap_or(Ok(()));
         match step {

@@ -62,6 +62,19 @@ impl Ctx<'_> {
         };
         let mut next = Vec::with_capacity(group.len());
         let seen = self.look(group).await;
+        // A pass the cloud did not answer counts once (each kluster gets its own event).
+        let phase = |o: &&store::Observed| o.stored.kluster.status.phase;
+        let waits_for_cloud = group.iter().any(|o| {
+            matches!(
+                phase(&o),
+                KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating
+            )
+        });
+        let terminating = group.iter().any(|o| phase(&o) == KlusterPhase::Terminating);
+        if waits_for_cloud && (seen.servers.is_none() || (terminating && seen.resources.is_none()))
+        {
+            self.metrics.reconcile_error("cloud_unavailable");
+        }
         // The request id of each kluster's newest change, so this pass's lines and events
         // can be followed back to the click that caused them.
         let causes = self
@@ -69,13 +82,16 @@ impl Ctx<'_> {
             .last_change_requests(self.project)
             .await
             .unwrap_or_default();
-        for o in group {
+        for (i, o) in group.iter().enumerate() {
             if self.lease.is_some_and(|l| !l.valid()) {
                 tracing::warn!(
                     controller = "reconcile",
                     project = self.project,
                     "the reconcile lease is not held any more: pass stopped"
                 );
+                // Not reached: looked at soon again (by whoever holds the lease then).
+                let rest = group[i..].iter();
+                next.extend(rest.map(|o| (o.stored.kluster.name.clone(), Some(Next::soon()))));
                 break;
             }
             let name = o.stored.kluster.name.as_str();
@@ -320,7 +336,6 @@ impl Ctx<'_> {
                 let message = "The cloud did not answer; retrying";
                 self.warn(before, EventReason::CloudUnavailable, message)
                     .await?;
-                self.metrics.reconcile_error("cloud_unavailable");
                 out.next = Next::backoff();
             }
             _ => {}

@@ -188,6 +188,9 @@ impl Reconciler {
                         }
                         Some(Err(e)) => {
                             tracing::error!(controller = "reconcile", error = %e, "a project's pass panicked");
+                            // What it had taken from the queue is not due any more: a full
+                            // resync on the next tick passes it again.
+                            full_at = Instant::now();
                             Some(e.id())
                         }
                         None => None,
@@ -209,7 +212,12 @@ impl Reconciler {
                             // Changes were missed: everything is due, in full.
                             full_at = Instant::now();
                         }
-                        Err(RecvError::Closed) => {}
+                        Err(RecvError::Closed) => {
+                            // No store left to tell of changes (shutting down): the queue
+                            // and the full resync still run; do not spin on this arm.
+                            changes = self.store.kluster_changes();
+                            tokio::time::sleep(poll).await;
+                        }
                     }
                 }
             }

@@ -144,6 +144,8 @@ impl Cloud for OpenStackCloud {
                 key_pairs,
                 routers,
                 volume_types: types,
+                // The API adds `Cloud::images` to the answer.
+                images: Vec::new(),
             })
         })
     }
@@ -214,8 +216,10 @@ impl Cloud for OpenStackCloud {
     ) -> BoxFuture<'a, Result<Vec<crate::cloud::RouterRoute>, CloudError>> {
         Box::pin(async move {
             let routers = self.api.routers(project).await?;
+            // Only routers klusters can use (with an external gateway, as in the metadata).
             Ok(routers
                 .into_iter()
+                .filter(|r| r.external_network().is_some())
                 .flat_map(|r| {
                     r.routes
                         .into_iter()

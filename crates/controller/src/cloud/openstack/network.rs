@@ -71,7 +71,7 @@ struct SecurityGroup {
 
 impl NeutronRouter {
     /// Its external network, when it has a gateway.
-    fn external_network(&self) -> Option<&str> {
+    pub(super) fn external_network(&self) -> Option<&str> {
         self.external_gateway_info
             .as_ref()?
             .network_id

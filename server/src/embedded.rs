@@ -1,0 +1,55 @@
+//! The embedded controller, started beside the dashboard (cargo feature
+//! `embedded-controller`): its own listener on loopback, its router answered in-process.
+
+use crate::config::{Config, Embedded};
+use crate::{in_process, sessions, StartError};
+
+/// Starts the embedded controller of `embedded`: its loopback URL and its router answered
+/// in-process (its listener stays for health checks, tools and other replicas).
+pub async fn start(
+    config: &Config,
+    embedded: &Embedded,
+    shutdown: &serving::shutdown::Shutdown,
+) -> Result<(String, in_process::InProcess), StartError> {
+    if let controller::store::Database::Sqlite(path) = &embedded.database {
+        sessions::private_db(path).map_err(|e| {
+            StartError::Store(format!("data_dir {}: {e}", config.data_dir.display()))
+        })?;
+    }
+    let running = controller::run::start(
+        controller::run::ControllerConfig {
+            listen: embedded.listen,
+            keystone_url: config.keystone_url.clone(),
+            service: embedded.service.clone(),
+            database: embedded.database.clone(),
+            pace: embedded.pace,
+            cloud: embedded.cloud.clone(),
+            ca_key: controller::run::load_or_create_key(
+                &config.data_dir.join("controller-ca.key"),
+            )?,
+            policy_file: None,
+            token_cache: std::time::Duration::from_secs(300),
+            settings: controller::api::ApiSettings {
+                auth_url: config.keystone_url.clone(),
+                public_url: embedded.public_url.clone(),
+                binaries_url: embedded.binaries_url.clone(),
+                simulator_api: embedded.simulator_api,
+                // Only this process reaches the loopback port: it forwards the
+                // browser's address for the audit trail.
+                trusted_proxies: controller::net::TrustedProxies(
+                    ["127.0.0.1", "::1"]
+                        .iter()
+                        .filter_map(|a| controller::net::IpNet::parse(a).ok())
+                        .collect(),
+                ),
+                ..Default::default()
+            },
+        },
+        shutdown.signal(),
+    )
+    .await?;
+    Ok((
+        format!("http://{}", running.addr),
+        in_process::InProcess::new(running.router.clone()),
+    ))
+}

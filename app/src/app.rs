@@ -29,13 +29,14 @@ use crate::pages::{
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::ssr::set_page_csp();
+    let theme = crate::components::theme::requested();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang="en" class=theme.as_str()>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
-                <meta name="color-scheme" content="light dark"/>
+                <meta name="color-scheme" content=theme.color_scheme()/>
                 <HashedStylesheet id="leptos" options=options.clone()/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>

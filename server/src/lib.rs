@@ -20,6 +20,7 @@ pub mod request_id;
 pub mod session_cache;
 pub mod sessions;
 pub mod stores;
+pub mod theme;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -38,7 +39,7 @@ use axum::{
     extract::{FromRef, State},
     http::{header, Request, StatusCode, Uri},
     response::IntoResponse,
-    routing::{any, get},
+    routing::{any, get, post},
     Router,
 };
 use leptos::prelude::*;
@@ -278,6 +279,10 @@ pub fn router<S: SessionStore + Clone>(
         .route("/readyz", get(move || health::readyz(ready.clone())))
         .route("/api/{*fn_name}", any(unknown_api))
         .route("/klusters/{name}/kubeconfig", get(kubeconfig::download))
+        .route("/theme", {
+            let https = config.https;
+            post(move |form| theme::set(https, form))
+        })
         .nest_service(
             "/pkg",
             assets::pkg_service(&config.site_root, "pkg", hash_file.is_some()),

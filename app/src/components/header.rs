@@ -66,7 +66,8 @@ pub fn Header(
                 })}
                 {cloud.then(|| view! { <a href="/ops" class=LINK_SMALL>"Operations"</a> })}
                 <crate::components::live::LiveBadge/>
-                <div class="ml-auto flex items-center gap-4 text-sm">
+                <div class="ml-auto flex flex-wrap items-center gap-4 text-sm">
+                    <crate::components::theme::ThemePicker/>
                     <span>
                         <span id="whoami" class="font-medium">{info.user_name.clone()} "@" {info.user_domain.clone()}</span>
                         <span id="roles" class=format!("ml-2 {MUTED}")>{roles}</span>

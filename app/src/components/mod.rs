@@ -16,3 +16,4 @@ pub mod post_form;
 pub mod scroll_region;
 pub mod signed_in;
 pub mod style;
+pub mod theme;

@@ -1,29 +1,11 @@
 //! "Create a kluster like this one": the create form (`/klusters/new?from=<name>`) filled
-//! from an existing kluster. Its pools (name, size, flavor, zone, labels, taints, update
-//! policy), version, SSH key, network and security group are copied; the name is chosen
-//! afresh and the pod range (`clusterCIDR`) is left to the controller, which picks a free
-//! one. Pure: the create form's server function reads the source and calls [`form_from`].
+//! from an existing kluster. Its pools (name, size, flavor, zone, image, root disk, labels,
+//! taints, update policy), version, SSH key, network and security group are copied; the
+//! name is chosen afresh and the pod range (`clusterCIDR`) is left to the controller, which
+//! picks a free one. Pure: the create form's server function reads the source and calls
+//! [`form_from`].
 
-use serde::{Deserialize, Serialize};
-
-use crate::model::{KlusterForm, PoolForm};
-
-/// What `/klusters/new?from=<name>` starts with.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Copied {
-    /// The form filled from the source (none: the form starts empty).
-    pub form: Option<KlusterForm>,
-    /// What the page says about the copy: what it copies and leaves out, or why nothing
-    /// was copied.
-    pub notice: String,
-}
-
-impl Copied {
-    /// Nothing copied, and why (`notice`): the form starts empty and stays usable.
-    pub fn nothing(notice: String) -> Self {
-        Self { form: None, notice }
-    }
-}
+use crate::form_model::{Copied, KlusterForm, PoolForm};
 
 /// The name offered for a copy of `source`: `<source>-copy`, the source's name shortened
 /// to fit the name's length (the caller checks that it is free); none when that is no
@@ -104,6 +86,11 @@ fn pool_form(p: &kluster::NodePool) -> PoolForm {
         allow_replace: on(c.allow_replace),
         labels: kluster::validate::unlines(&p.labels),
         taints: kluster::validate::unlines(&p.taints),
+        image: p.image.clone(),
+        root_disk: p
+            .custom_root_disk_size
+            .map(|d| d.to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -118,6 +105,7 @@ mod tests {
                "openstack":{"routerID":"r1","networkID":"n1","lbSubnetID":"s1","securityGroupName":"default"},
                "nodePools":[
                  {"name":"a","size":3,"flavor":"m1.small","availabilityZone":"az-a",
+                  "image":"ubuntu-24.04-amd64","customRootDiskSize":128,
                   "labels":["team=x","tier=web"],"taints":["gpu=yes:NoSchedule"],
                   "config":{"allowReboot":false,"allowReplace":true}},
                  {"name":"b","size":0,"flavor":"m1.large","availabilityZone":"az-b"}]}}"#,
@@ -146,6 +134,11 @@ mod tests {
         assert_eq!((a.name.as_str(), a.size.as_str()), ("a", "3"));
         assert_eq!(a.labels, "team=x\ntier=web");
         assert_eq!(a.taints, "gpu=yes:NoSchedule");
+        assert_eq!(
+            (a.image.as_str(), a.root_disk.as_str()),
+            ("ubuntu-24.04-amd64", "128")
+        );
+        assert_eq!(f.pools[1].root_disk, "", "no custom disk");
         assert_eq!(
             (a.allow_reboot.clone(), a.allow_replace.clone()),
             (None, Some("on".into()))

@@ -9,6 +9,7 @@ pub mod app;
 pub mod components;
 pub mod duplicate;
 pub mod error;
+pub mod form_model;
 pub mod kluster_edit;
 pub mod list_model;
 pub mod loaded;

@@ -1,7 +1,7 @@
 //! "Create a kluster like this one" (issue 35, item 6) against the real controller, as a
 //! browser without JavaScript sees it: the kluster's page links to `/klusters/new?from=…`
 //! for those who may create, and that form comes back filled from the kluster (pools with
-//! their labels, taints and policy, version, SSH key) with a new name and without its pod
+//! their image, root disk, labels, taints and policy, version, SSH key) with a new name and without its pod
 //! range; a source that does not exist leaves the form empty with a sentence.
 
 mod common;
@@ -13,6 +13,7 @@ const SOURCE: &str = r#"{"name":"src","spec":{
     "clusterCIDR":"10.77.0.0/16",
     "nodePools":[
       {"name":"gpu","size":2,"flavor":"m1.large","availabilityZone":"az-b",
+       "image":"ubuntu-24.04-amd64","customRootDiskSize":128,
        "labels":["team=ml","tier=batch"],"taints":["gpu=yes:NoSchedule"],
        "config":{"allowReboot":false,"allowReplace":true}},
       {"name":"web","size":1,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#;
@@ -69,6 +70,9 @@ async fn the_create_form_comes_filled_from_a_kluster_with_a_new_name_and_no_pod_
     assert!(tag(&html, r#"id="pool-0-size""#).contains(r#"value="2""#));
     assert_eq!(chosen(&html, "pool-0-flavor"), Some("m1.large"));
     assert_eq!(chosen(&html, "pool-0-zone"), Some("az-b"));
+    assert_eq!(chosen(&html, "pool-0-image"), Some("ubuntu-24.04-amd64"));
+    assert!(tag(&html, r#"id="pool-0-disk""#).contains(r#"value="128""#));
+    assert!(tag(&html, r#"id="pool-1-disk""#).contains(r#"value="""#));
     assert!(tag(&html, r#"id="pool-1-name""#).contains(r#"value="web""#));
     assert_eq!(chosen(&html, "pool-1-flavor"), Some("m1.small"));
     assert!(html.contains("team=ml\ntier=batch</textarea>"), "{html}");

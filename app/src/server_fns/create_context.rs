@@ -68,8 +68,9 @@ async fn copy_of(
     token: &keystone::TokenSecret,
     source: &str,
     versions: &[String],
-) -> crate::duplicate::Copied {
-    use crate::duplicate::{copy_name, form_from, Copied};
+) -> crate::model::Copied {
+    use crate::duplicate::{copy_name, form_from};
+    use crate::model::Copied;
     let c = &crate::ssr::state().controller;
     let empty = " The form starts empty.";
     if kluster::validate::kluster_name(source).is_err() {

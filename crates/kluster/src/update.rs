@@ -1,6 +1,7 @@
 //! What an update (`PUT /api/v1/clusters/{name}`) may change, as Kubernikus does it: only
 //! audit, node pools, SSH key, security group, version, dex, dashboard, OIDC and the
-//! authentication configuration are taken; pools keep name, flavor, image and AZ (their
+//! authentication configuration are taken; pools keep name, flavor, image, root disk and
+//! AZ (their
 //! size, labels, taints and update policy change; a policy left open keeps the stored
 //! value, and an added pool's defaults as at create); a pool is removed only at size 0; the version moves within its minor or to the next one, and
 //! only while the kluster is Running.
@@ -132,6 +133,19 @@ pub fn apply(
                 );
             }
             p.image = old.image.clone();
+            if p.custom_root_disk_size.is_some()
+                && p.custom_root_disk_size != old.custom_root_disk_size
+            {
+                let was = old
+                    .custom_root_disk_size
+                    .map_or("the flavor's disk".to_string(), |d| format!("{d} GB"));
+                push(
+                    &mut errs,
+                    &format!("{at}.customRootDiskSize"),
+                    format!("The root disk of an existing pool cannot change (it is {was})."),
+                );
+            }
+            p.custom_root_disk_size = old.custom_root_disk_size;
             p.availability_zone = old.availability_zone.clone();
             if p.config.is_some() || old.config.is_some() {
                 p.config = Some(defaults::pool_config(
@@ -201,6 +215,28 @@ mod tests {
         );
         assert_eq!(out.spec.node_pools[0].image, "flatcar");
         assert_eq!(out.spec.node_pools[2].name, "c");
+    }
+
+    #[test]
+    fn the_root_disk_of_an_existing_pool_is_kept_and_a_change_refused() {
+        let mut before = stored();
+        before.spec.node_pools[0].custom_root_disk_size = Some(100);
+        let mut req = before.clone();
+        req.spec.node_pools[0].custom_root_disk_size = None;
+        req.spec.node_pools[0].size = 3;
+        let out = apply(&before, &req, KlusterPhase::Running).unwrap();
+        assert_eq!(out.spec.node_pools[0].custom_root_disk_size, Some(100));
+        req.spec.node_pools[0].custom_root_disk_size = Some(200);
+        let errs = apply(&before, &req, KlusterPhase::Running).unwrap_err();
+        assert_eq!(
+            errs.for_field("spec.nodePools[0].customRootDiskSize"),
+            Some("The root disk of an existing pool cannot change (it is 100 GB).")
+        );
+        req.spec.node_pools[1].custom_root_disk_size = Some(64);
+        let errs = apply(&before, &req, KlusterPhase::Running).unwrap_err();
+        assert!(errs
+            .for_field("spec.nodePools[1].customRootDiskSize")
+            .is_some_and(|m| m.contains("the flavor's disk")));
     }
 
     #[test]

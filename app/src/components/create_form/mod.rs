@@ -16,9 +16,8 @@ use leptos::prelude::*;
 
 use crate::components::error_alert::ErrorAlert;
 use crate::components::style::{NOTICE, PRIMARY, SECONDARY};
-use crate::duplicate::Copied;
 use crate::error::AppError;
-use crate::model::{CreateContext, KlusterForm};
+use crate::model::{Copied, CreateContext, KlusterForm};
 use crate::server_fns::CreateKluster;
 use advanced::AdvancedSettings;
 use fields::{TextField, VersionSelect};

@@ -1,11 +1,12 @@
 //! The create form's node pools: one row per pool (name, flavor with vCPUs and RAM, zone,
-//! size, allow reboot/replace, labels and taints: [`super::pool_lists`]) and the buttons that add and remove rows.
+//! size, allow reboot/replace, image and root disk, labels and taints:
+//! [`super::pool_lists`]) and the buttons that add and remove rows.
 
 use leptos::prelude::*;
 
 use super::pool_lists::PoolLists;
 use super::state::{default_pool, FormState};
-use crate::components::style::{BOX, FIELD_ERROR, H2, INPUT, LABEL, SECONDARY};
+use crate::components::style::{BOX, FIELD_ERROR, H2, INPUT, LABEL, META, SECONDARY};
 use crate::model::PoolForm;
 
 /// The "Node pools" section: the rows, the pools' own error, "Add pool" and "Remove last
@@ -125,7 +126,66 @@ pub fn PoolRow(state: FormState, i: usize) -> impl IntoView {
                 <label><input type="checkbox" name=format!("form[pools][{i}][allow_replace]") checked=initial.allow_replace.is_some()
                     on:change=check(|p, v| p.allow_replace = v)/>" Allow replace"</label>
             </div>
+            <ImageAndDisk state i/>
             <PoolLists state i/>
         </fieldset>
+    }
+}
+
+/// Row `i`'s image (the cloud's images; the API's default alone when the cloud lists none)
+/// and root disk size (empty: the flavor's own disk; `#pool-<i>-disk-error`). Both are
+/// fixed once the pool exists.
+#[component]
+fn ImageAndDisk(state: FormState, i: usize) -> impl IntoView {
+    let form = state.form;
+    let initial = form.with_untracked(|f| f.pools.get(i).cloned().unwrap_or_default());
+    let images = state.meta.with_value(|m| m.images.clone());
+    let (image_id, disk_id) = (format!("pool-{i}-image"), format!("pool-{i}-disk"));
+    let (hint_id, error_id) = (format!("{disk_id}-hint"), format!("{disk_id}-error"));
+    let disk_field = format!("spec.nodePools[{i}].customRootDiskSize");
+    let image_field = format!("spec.nodePools[{i}].image");
+    let touched = disk_field.clone();
+    let options = match images.is_empty() {
+        true => {
+            view! { <option value="">{format!("{} (default)", kluster::defaults::IMAGE)}</option> }
+                .into_any()
+        }
+        false => images
+            .into_iter()
+            .map(|im| {
+                let selected = im == initial.image;
+                let label = match im == kluster::defaults::IMAGE {
+                    true => format!("{im} (default)"),
+                    false => im.clone(),
+                };
+                view! { <option value=im selected=selected>{label}</option> }
+            })
+            .collect_view()
+            .into_any(),
+    };
+    let update = move |f: fn(&mut PoolForm, String), v: String| {
+        form.update(|form| {
+            if let Some(p) = form.pools.get_mut(i) {
+                f(p, v)
+            }
+        })
+    };
+    view! {
+        <div class="col-span-2 sm:col-span-3">
+            <label for=image_id.clone() class=LABEL>"Image"</label>
+            <select id=image_id name=format!("form[pools][{i}][image]") class=INPUT
+                on:change=move |ev| update(|p, v| p.image = v, event_target_value(&ev))>
+                {options}
+            </select>
+            <p class=FIELD_ERROR>{move || state.error_for(&image_field)}</p>
+        </div>
+        <div class="col-span-2 sm:col-span-3">
+            <label for=disk_id.clone() class=LABEL>"Root disk (GB)"</label>
+            <input id=disk_id name=format!("form[pools][{i}][root_disk]") type="number" min="64" max="1024"
+                value=initial.root_disk class=INPUT aria-describedby=format!("{hint_id} {error_id}")
+                on:input=move |ev| { update(|p, v| p.root_disk = v, event_target_value(&ev)); state.touch(&touched); }/>
+            <p id=hint_id class=META>"64 to 1024 GB; empty: the flavor's own disk."</p>
+            <p id=error_id class=FIELD_ERROR aria-live="polite">{move || state.error_for(&disk_field)}</p>
+        </div>
     }
 }

@@ -117,8 +117,9 @@ impl FormState {
     }
 }
 
-/// Pool number `n` (from 0) as the form first offers it: the first flavor and zone, two
-/// nodes, reboot and replace as the API defaults them, no labels or taints.
+/// Pool number `n` (from 0) as the form first offers it: the first flavor and zone, the
+/// API's default image (else the cloud's first), the flavor's own disk, two nodes, reboot
+/// and replace as the API defaults them, no labels or taints.
 pub fn default_pool(meta: &kluster::OpenstackMetadata, n: usize) -> PoolForm {
     PoolForm {
         name: if n == 0 {
@@ -136,6 +137,10 @@ pub fn default_pool(meta: &kluster::OpenstackMetadata, n: usize) -> PoolForm {
             .first()
             .map(|z| z.name.clone())
             .unwrap_or_default(),
+        image: match meta.images.iter().any(|i| i == kluster::defaults::IMAGE) {
+            true => kluster::defaults::IMAGE.into(),
+            false => meta.images.first().cloned().unwrap_or_default(),
+        },
         size: "2".into(),
         allow_reboot: kluster::defaults::ALLOW_REBOOT.then(|| "on".into()),
         allow_replace: kluster::defaults::ALLOW_REPLACE.then(|| "on".into()),

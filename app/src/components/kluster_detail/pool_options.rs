@@ -1,7 +1,8 @@
 //! The "Pool settings" card of a kluster: each pool's labels, taints and update policy
-//! (allow reboot, allow replace), with the API's rule in words; for admins a form per pool
-//! that changes them, checked as you type with the API's own rules (`crates/kluster`), and
-//! that works as a plain form post (a refused one comes back with what was typed).
+//! (allow reboot, allow replace), with the API's rule in words, and its image and root
+//! disk (fixed at create, shown only); for admins a form per pool that changes the
+//! former, checked as you type with the API's own rules (`crates/kluster`), and that works
+//! as a plain form post (a refused one comes back with what was typed).
 
 use leptos::prelude::*;
 
@@ -49,6 +50,7 @@ pub fn PoolSettings(
             <h2 id="pool-settings-h" class=H2>"Pool settings"</h2>
             <p class=format!("mt-1 text-sm {MUTED}")>
                 "Labels, taints and the update policy of each pool. " {RULE}
+                " Image and root disk are fixed when the pool is created."
             </p>
             <div class="mt-3 space-y-3">{boxes}</div>
         </section>
@@ -72,6 +74,15 @@ fn PoolBox(
         false => items.join(", "),
     };
     let yes_no = |on: bool| if on { "allowed" } else { "not allowed" };
+    // Set when the pool was created; no form changes them.
+    let image = match pool.image.is_empty() {
+        true => kluster::defaults::IMAGE.to_string(),
+        false => pool.image.clone(),
+    };
+    let disk = match pool.custom_root_disk_size {
+        Some(gb) => format!("{gb} GB"),
+        None => "the flavor's own disk".to_string(),
+    };
     let form = admin
         .then(|| view! { <PoolForm kluster name=pool.name.clone() i now=now.clone() edit typed/> });
     view! {
@@ -82,6 +93,8 @@ fn PoolBox(
                 <div><dt class=MUTED>"Taints"</dt><dd data-field="taints" class="break-all font-mono">{list(&pool.taints)}</dd></div>
                 <div><dt class=MUTED>"Reboot for updates"</dt><dd data-field="allow-reboot">{yes_no(now.allow_reboot.is_some())}</dd></div>
                 <div><dt class=MUTED>"Replace for updates"</dt><dd data-field="allow-replace">{yes_no(now.allow_replace.is_some())}</dd></div>
+                <div><dt class=MUTED>"Image (fixed)"</dt><dd data-field="image" class="break-all font-mono">{image}</dd></div>
+                <div><dt class=MUTED>"Root disk (fixed)"</dt><dd data-field="root-disk">{disk}</dd></div>
             </dl>
             {form}
         </div>

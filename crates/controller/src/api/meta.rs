@@ -57,20 +57,24 @@ pub async fn paths(headers: HeaderMap) -> Response {
     Json(serde_json::json!({ "paths": paths })).into_response()
 }
 
-/// `GET /api/v1/openstack/metadata` (GetOpenstackMetadata): what the create form offers.
+/// `GET /api/v1/openstack/metadata` (GetOpenstackMetadata): what the create form offers,
+/// with the images servers can boot (the extension `images`).
 pub async fn openstack_metadata(
     State(st): State<ApiState>,
     caller: Caller,
 ) -> Result<Json<kluster::OpenstackMetadata>, ApiError> {
     let who = caller.allow(&st, Permission::GetOpenstackMetadata)?;
-    st.cloud
-        .metadata(&who.account)
-        .await
-        .map(Json)
-        .map_err(|e| {
-            ApiError::new(
-                axum::http::StatusCode::BAD_GATEWAY,
-                format!("The cloud did not answer: {e}"),
-            )
-        })
+    let (meta, images) = tokio::join!(
+        st.cloud.metadata(&who.account),
+        st.cloud.images(&who.account)
+    );
+    let unanswered = |e: crate::cloud::CloudError| {
+        ApiError::new(
+            axum::http::StatusCode::BAD_GATEWAY,
+            format!("The cloud did not answer: {e}"),
+        )
+    };
+    let mut meta = meta.map_err(unanswered)?;
+    meta.images = images.map_err(unanswered)?;
+    Ok(Json(meta))
 }

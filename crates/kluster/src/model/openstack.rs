@@ -21,6 +21,10 @@ pub struct OpenstackMetadata {
     /// Volume types.
     #[serde(rename = "volumeTypes")]
     pub volume_types: Vec<IdName>,
+    /// Image names servers can boot (Mission Control's extension; a Kubernikus sends none:
+    /// a pool then gets the default image).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
 }
 
 /// Something with a name only.

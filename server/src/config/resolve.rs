@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use url::Url;
 
+use super::settings::positive;
 use super::{Config, ConfigError, SessionStoreKind, Settings};
 
 impl Config {
@@ -49,16 +50,6 @@ impl Config {
         #[cfg(feature = "embedded-controller")]
         let embedded =
             super::embedded::Embedded::resolve(&s, &controller_url, &keystone_url, &data_dir)?;
-        let positive = |key: &'static str, v: u64| {
-            if v == 0 {
-                Err(ConfigError::Invalid {
-                    key,
-                    message: "must be greater than 0".into(),
-                })
-            } else {
-                Ok(v)
-            }
-        };
         let trusted_proxies = s
             .trusted_proxies
             .unwrap_or_default()

@@ -318,6 +318,18 @@ impl Settings {
     }
 }
 
+/// `v`, if greater than 0; else the key's error.
+pub(super) fn positive(key: &'static str, v: u64) -> Result<u64, ConfigError> {
+    if v == 0 {
+        Err(ConfigError::Invalid {
+            key,
+            message: "must be greater than 0".into(),
+        })
+    } else {
+        Ok(v)
+    }
+}
+
 /// The http(s) URL of setting `key` without a trailing slash; empty when unset (the
 /// embedded controller's URLs).
 #[cfg_attr(not(feature = "embedded-controller"), allow(dead_code))]

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use axum::{extract::Request, http::HeaderValue, middleware::Next, response::Response};
 
-use serving::request::{is_probe, kluster_of, new_request_id, valid_request_id, REQUEST_ID};
+use serving::request::{is_probe, kluster_of, request_id, REQUEST_ID};
 use tracing::Instrument;
 
 /// The request's id, in its extensions (for audit records).
@@ -27,13 +27,7 @@ pub struct RequestSpan(pub tracing::Span);
 /// Middleware: request id in and out, caller slot, access log.
 pub async fn request_context(mut req: Request, next: Next) -> Response {
     let start = Instant::now();
-    let id = req
-        .headers()
-        .get(&REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| valid_request_id(v))
-        .map(str::to_owned)
-        .unwrap_or_else(new_request_id);
+    let id = request_id(req.headers());
     let slot = CallerSlot::default();
     req.extensions_mut().insert(slot.clone());
     let method = req.method().clone();

@@ -64,6 +64,8 @@ pub fn form_from(k: &kluster::Kluster, name: String, versions: &[String]) -> Cop
         network_id: os.network_id.clone(),
         lb_subnet_id: os.lb_subnet_id.clone(),
         security_group_name: group,
+        lb_floating_network_id: os.lb_floating_network_id.clone(),
+        audit: s.audit.clone().unwrap_or_default(),
         service_cidr,
         cluster_cidr: String::new(),
     };
@@ -102,7 +104,8 @@ mod tests {
         serde_json::from_str(
             r#"{"name":"web","spec":{"version":"1.30.2","sshPublicKey":"ssh-ed25519 AAAA x@y",
                "clusterCIDR":"100.101.0.0/16","serviceCIDR":"198.18.128.0/17",
-               "openstack":{"routerID":"r1","networkID":"n1","lbSubnetID":"s1","securityGroupName":"default"},
+               "openstack":{"routerID":"r1","networkID":"n1","lbSubnetID":"s1","securityGroupName":"default",
+                 "lbFloatingNetworkID":"ext-1"},"audit":"swift",
                "nodePools":[
                  {"name":"a","size":3,"flavor":"m1.small","availabilityZone":"az-a",
                   "image":"ubuntu-24.04-amd64","customRootDiskSize":128,
@@ -129,6 +132,10 @@ mod tests {
         );
         assert_eq!((f.router_id.as_str(), f.network_id.as_str()), ("r1", "n1"));
         assert_eq!(f.security_group_name, "");
+        assert_eq!(
+            (f.lb_floating_network_id.as_str(), f.audit.as_str()),
+            ("ext-1", "swift")
+        );
         assert_eq!(f.ssh_public_key, "ssh-ed25519 AAAA x@y");
         let a = &f.pools[0];
         assert_eq!((a.name.as_str(), a.size.as_str()), ("a", "3"));

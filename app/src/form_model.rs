@@ -70,6 +70,12 @@ pub struct KlusterForm {
     /// Security group name (empty: `default`).
     #[serde(default)]
     pub security_group_name: String,
+    /// External network for load balancers' floating IPs (empty: the router's).
+    #[serde(default)]
+    pub lb_floating_network_id: String,
+    /// Audit log destination (empty: none).
+    #[serde(default)]
+    pub audit: String,
     /// Service CIDR (empty: the default).
     #[serde(default)]
     pub service_cidr: String,
@@ -112,6 +118,8 @@ impl KlusterForm {
         s.openstack.network_id = self.network_id.trim().to_string();
         s.openstack.lb_subnet_id = self.lb_subnet_id.trim().to_string();
         s.openstack.security_group_name = self.security_group_name.trim().to_string();
+        s.openstack.lb_floating_network_id = self.lb_floating_network_id.trim().to_string();
+        s.audit = audit(&self.audit);
         for (i, p) in self.pools.iter().enumerate() {
             let size = match p.size.trim().parse::<i64>() {
                 Ok(n) => n,
@@ -246,6 +254,22 @@ fn gib(u: kluster::Usage) -> kluster::Usage {
     }
 }
 
+/// The API's `audit` for what a form's audit choice posts: empty is none.
+pub fn audit(choice: &str) -> Option<String> {
+    let c = choice.trim();
+    (!c.is_empty()).then(|| c.to_string())
+}
+
+/// The audit destinations the API takes, as a form offers them (value, label).
+pub const AUDIT_CHOICES: [(&str, &str); 5] = [
+    ("", "Off"),
+    ("elasticsearch", "Elasticsearch"),
+    ("swift", "Swift"),
+    ("http", "HTTP webhook"),
+    ("stdout", "Standard output"),
+];
+
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +306,42 @@ mod tests {
             .unwrap_err()
             .for_field("spec.nodePools")
             .is_some());
+    }
+
+    #[test]
+    fn audit_and_floating_network_reach_the_spec_empty_is_none() {
+        let k = form().to_kluster().unwrap();
+        assert_eq!(k.spec.audit, None);
+        assert_eq!(k.spec.openstack.lb_floating_network_id, "");
+        let mut f = form();
+        f.audit = "swift".into();
+        f.lb_floating_network_id = " ext-1 ".into();
+        let k = f.to_kluster().unwrap();
+        assert_eq!(k.spec.audit.as_deref(), Some("swift"));
+        assert_eq!(k.spec.openstack.lb_floating_network_id, "ext-1");
+        f.audit = "syslog".into();
+        assert!(f
+            .to_kluster()
+            .unwrap_err()
+            .for_field("spec.audit")
+            .is_some());
+        for (value, _) in AUDIT_CHOICES {
+            let k = kluster::Kluster {
+                name: "a".into(),
+                spec: kluster::KlusterSpec {
+                    audit: audit(value),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            assert!(
+                kluster::validate::kluster(&k)
+                    .err()
+                    .and_then(|e| e.for_field("spec.audit").map(str::to_string))
+                    .is_none(),
+                "{value}"
+            );
+        }
     }
 
     #[test]

@@ -35,6 +35,16 @@ pub enum Edit {
         /// The new settings (`edit[options][…]`).
         options: PoolOptions,
     },
+    /// Change the SSH key, security group and audit destination (each as typed; empty:
+    /// no key, the `default` group, no audit).
+    SetAccess {
+        /// The SSH public key.
+        ssh_public_key: String,
+        /// The security group's name.
+        security_group: String,
+        /// The audit destination.
+        audit: String,
+    },
     /// Remove a pool (only at size 0).
     RemovePool {
         /// Pool name.
@@ -163,6 +173,23 @@ impl Edit {
                 };
                 options.apply(p, i)?;
             }
+            Edit::SetAccess {
+                ssh_public_key,
+                security_group,
+                audit,
+            } => {
+                spec.ssh_public_key = ssh_public_key.trim().to_string();
+                // The form's empty choice is `default`: naming it is no change.
+                let group = security_group.trim();
+                let now = match spec.openstack.security_group_name.as_str() {
+                    "default" => "",
+                    g => g,
+                };
+                if group != now {
+                    spec.openstack.security_group_name = group.to_string();
+                }
+                spec.audit = crate::form_model::audit(&audit);
+            }
             Edit::RemovePool { pool } => spec.node_pools.retain(|p| p.name != pool),
         }
         Ok(())
@@ -242,6 +269,34 @@ mod tests {
             options: PoolOptions::default(),
         };
         assert!(matches!(missing.apply(&mut s), Err(AppError::NotFound(_))));
+    }
+
+    #[test]
+    fn access_sets_key_group_and_audit_and_default_is_no_change() {
+        let mut s = spec();
+        s.openstack.security_group_name = "default".into();
+        let edit = |key: &str, group: &str, audit: &str| Edit::SetAccess {
+            ssh_public_key: key.into(),
+            security_group: group.into(),
+            audit: audit.into(),
+        };
+        edit(" ssh-ed25519 AAAA me@x \n", "", "swift")
+            .apply(&mut s)
+            .unwrap();
+        assert_eq!(s.ssh_public_key, "ssh-ed25519 AAAA me@x");
+        assert_eq!(s.openstack.security_group_name, "default");
+        assert_eq!(s.audit.as_deref(), Some("swift"));
+        edit("", "web", "").apply(&mut s).unwrap();
+        assert_eq!(
+            (
+                s.ssh_public_key.as_str(),
+                s.openstack.security_group_name.as_str()
+            ),
+            ("", "web")
+        );
+        assert_eq!(s.audit, None);
+        edit("", "", "").apply(&mut s).unwrap();
+        assert_eq!(s.openstack.security_group_name, "");
     }
 
     #[test]

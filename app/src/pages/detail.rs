@@ -10,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 use crate::components::error_alert::ErrorAlert;
 use crate::components::form_failure::ReturnedError;
 use crate::components::kluster_detail::{
-    delete::DeleteSection, events::RecentEvents, heading::KlusterHeading,
+    access::AccessSection, delete::DeleteSection, events::RecentEvents, heading::KlusterHeading,
     pool_options::PoolSettings, pools::pool_states, pools::PoolsSection, setup::SetupCommand,
     spec::facts, spec::Specification, upgrade::UpgradeSection, ShownVersion,
 };
@@ -111,6 +111,7 @@ fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
             flavors=d.flavors zones=d.zones/>
         <PoolSettings kluster=name.clone() pools=k.spec.node_pools.clone() admin edit=actions.edit
             flash=d.edit_flash/>
+        {admin.then(|| view! { <AccessSection action=actions.edit kluster=name.clone() spec=k.spec.clone() groups=d.security_groups/> })}
         {admin.then(|| view! { <UpgradeSection action=actions.edit kluster=name.clone() upgrades=d.upgrades/> })}
         <SetupCommand command=d.setup_command binaries=d.binaries/>
         <RecentEvents events=d.events/>

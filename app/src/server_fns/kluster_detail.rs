@@ -39,8 +39,8 @@ pub async fn get_kluster_detail(
     events.reverse();
     let kluster = kluster.map_err(|e| fail(e.into()))?;
     let is_admin = rec.may(kubernikus_policy::Permission::UpdateCluster);
-    // What an admin may change to: versions by the update rules, flavors and zones.
-    let (upgrades, flavors, zones) = if is_admin {
+    // What an admin may change to: versions by the update rules, flavors, zones, groups.
+    let (upgrades, flavors, zones, security_groups) = if is_admin {
         let (info, meta) = tokio::join!(c.api_info(&rec.token), c.metadata(&rec.token),);
         let current = &kluster.spec.version;
         let upgrades = info
@@ -55,7 +55,8 @@ pub async fn get_kluster_detail(
             .into_iter()
             .map(|z| z.name)
             .collect();
-        (upgrades, meta.flavors, zones)
+        let groups = meta.security_groups.into_iter().map(|g| g.name).collect();
+        (upgrades, meta.flavors, zones, groups)
     } else {
         Default::default()
     };
@@ -72,6 +73,7 @@ pub async fn get_kluster_detail(
         upgrades,
         flavors,
         zones,
+        security_groups,
         edit_flash,
     })
 }

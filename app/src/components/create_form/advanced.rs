@@ -1,5 +1,6 @@
-//! The create form's "Advanced" part: network pickers, security group, key pair or pasted
-//! SSH key, and the service and pod CIDRs (empty: the defaults).
+//! The create form's "Advanced" part: network pickers, security group, the load balancers'
+//! floating network, audit, key pair or pasted SSH key, and the service and pod CIDRs
+//! (empty: the defaults).
 
 use leptos::prelude::*;
 
@@ -7,10 +8,14 @@ use super::fields::TextField;
 use super::network::NetworkPickers;
 use super::state::FormState;
 use crate::components::style::{BOX, FIELD_ERROR, INPUT, LABEL, SUMMARY};
+use crate::form_model::AUDIT_CHOICES;
 
 /// The fields inside, as the API names them.
-const ADVANCED_FIELDS: [&str; 6] = [
+const ADVANCED_FIELDS: [&str; 9] = [
     "spec.openstack.routerID",
+    "spec.openstack.securityGroupName",
+    "spec.openstack.lbFloatingNetworkID",
+    "spec.audit",
     "spec.openstack.networkID",
     "spec.openstack.lbSubnetID",
     "spec.sshPublicKey",
@@ -33,6 +38,9 @@ pub fn AdvancedSettings(
     let key_pairs = meta.with_value(|m| m.key_pairs.clone());
     let groups = meta.with_value(|m| m.security_groups.clone());
     let initial_group = form.with_untracked(|f| f.security_group_name.clone());
+    let floating = meta.with_value(|m| m.floating_networks());
+    let (initial_floating, initial_audit) =
+        form.with_untracked(|f| (f.lb_floating_network_id.clone(), f.audit.clone()));
     // Open when the server's answer names a field in here (e.g. a CIDR clash).
     let named_here = move || {
         state.server_error.with(|e| {
@@ -54,6 +62,28 @@ pub fn AdvancedSettings(
                             view! { <option value=g.name.clone() selected=selected>{g.name.clone()}</option> }
                         }).collect_view()}
                     </select>
+                    <p class=FIELD_ERROR>{move || state.error_for("spec.openstack.securityGroupName")}</p>
+                </div>
+                <div>
+                    <label for="floating" class=LABEL>"Floating IPs for load balancers from"</label>
+                    <select id="floating" name="form[lb_floating_network_id]" class=INPUT>
+                        <option value="">"the router's external network"</option>
+                        {floating.into_iter().map(|n| {
+                            let selected = n.id == initial_floating;
+                            let label = if n.name.is_empty() || n.name == n.id { n.id.clone() } else { format!("{} ({})", n.name, n.id) };
+                            view! { <option value=n.id.clone() selected=selected>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                    <p class=FIELD_ERROR>{move || state.error_for("spec.openstack.lbFloatingNetworkID")}</p>
+                </div>
+                <div>
+                    <label for="audit" class=LABEL>"Audit log"</label>
+                    <select id="audit" name="form[audit]" class=INPUT>
+                        {AUDIT_CHOICES.into_iter().map(|(value, label)| {
+                            view! { <option value=value selected=value == initial_audit>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                    <p class=FIELD_ERROR>{move || state.error_for("spec.audit")}</p>
                 </div>
                 <div>
                     <label for="keypair" class=LABEL>"Key pair"</label>

@@ -1,8 +1,10 @@
 //! The parts of a kluster's page, one per thing it shows: [`heading`] (name, phase,
 //! download), [`spec`], [`pools`] (rows with [`scale`] and [`pool_edit`]: add/remove),
-//! [`pool_options`] (labels, taints, update policy), [`upgrade`], [`events`] (with next steps), [`setup`] (the kubectl command) and
+//! [`pool_options`] (labels, taints, update policy), [`access`] (SSH key, security group,
+//! audit), [`upgrade`], [`events`] (with next steps), [`setup`] (the kubectl command) and
 //! [`delete`] (typed name). The page (`pages/detail.rs`) loads the data and lays them out.
 
+pub mod access;
 pub mod delete;
 pub mod events;
 pub mod heading;

@@ -34,6 +34,14 @@ pub fn facts(k: &kluster::Kluster, ssh_fingerprint: &str) -> Vec<(&'static str, 
         ("Load-balancer subnet", or_auto(&s.openstack.lb_subnet_id)),
         ("Security group", or_auto(&s.openstack.security_group_name)),
         ("SSH key", or(ssh_fingerprint, "none")),
+        ("Audit log", s.audit.clone().unwrap_or_else(|| "off".into())),
+        (
+            "Load-balancer floating IPs from",
+            or(
+                &s.openstack.lb_floating_network_id,
+                "the router's external network",
+            ),
+        ),
         ("API server", k.status.apiserver.clone()),
     ]
 }

@@ -166,6 +166,42 @@ impl Catalog {
             ));
         }
     }
+
+    /// The violation of the security group `k` names (empty: `default`).
+    fn security_group(&self, k: &Kluster, errs: &mut Vec<String>) {
+        let group = k.spec.openstack.security_group_name.as_str();
+        let groups: Vec<&str> = self
+            .meta
+            .security_groups
+            .iter()
+            .map(|g| g.name.as_str())
+            .collect();
+        if !group.is_empty() && !groups.contains(&group) {
+            let what = "a security group of this project";
+            errs.push(unknown(
+                "spec.openstack.securityGroupName",
+                group,
+                what,
+                &groups,
+            ));
+        }
+    }
+
+    /// The violation of the load balancers' floating network `k` names (empty: the
+    /// router's external network).
+    fn floating_network(&self, k: &Kluster, errs: &mut Vec<String>) {
+        let id = k.spec.openstack.lb_floating_network_id.as_str();
+        let networks = self.meta.floating_networks();
+        if !id.is_empty() && !networks.iter().any(|n| n.id == id) {
+            let all: Vec<String> = networks.iter().map(|n| named(&n.id, &n.name)).collect();
+            errs.push(unknown_of(
+                "spec.openstack.lbFloatingNetworkID",
+                id,
+                "an external network of this cloud",
+                &all,
+            ));
+        }
+    }
 }
 
 /// Checks new kluster `k` against `catalog`: 422 naming every wrong field and its choices.
@@ -176,21 +212,36 @@ pub fn check_new(k: &Kluster, catalog: &Catalog) -> Result<(), ApiError> {
     }
     if !k.spec.no_cloud {
         catalog.network(k, &mut errs);
+        catalog.security_group(k, &mut errs);
+        catalog.floating_network(k, &mut errs);
     }
     refuse(errs)
 }
 
-/// Checks the pools of `next` that `current` does not have (an update adds them).
-pub fn check_added_pools(
-    current: &Kluster,
-    next: &Kluster,
-    catalog: &Catalog,
-) -> Result<(), ApiError> {
+/// Whether updating `current` to `request` needs the catalog: it adds a pool or names
+/// another security group.
+pub fn update_needs_catalog(current: &Kluster, request: &Kluster) -> bool {
+    let (cur, req) = (&current.spec, &request.spec);
+    let adds_pool = req
+        .node_pools
+        .iter()
+        .any(|p| !cur.node_pools.iter().any(|o| o.name == p.name));
+    let group = &req.openstack.security_group_name;
+    adds_pool || (!cur.no_cloud && !group.is_empty() && *group != cur.openstack.security_group_name)
+}
+
+/// Checks what an update changes that the cloud must have: the pools of `next` that
+/// `current` does not have, and a security group other than the current one.
+pub fn check_update(current: &Kluster, next: &Kluster, catalog: &Catalog) -> Result<(), ApiError> {
     let mut errs = Vec::new();
     for (i, p) in next.spec.node_pools.iter().enumerate() {
         if !current.spec.node_pools.iter().any(|o| o.name == p.name) {
             catalog.pool(i, p, &mut errs);
         }
+    }
+    let group = &next.spec.openstack.security_group_name;
+    if !next.spec.no_cloud && *group != current.spec.openstack.security_group_name {
+        catalog.security_group(next, &mut errs);
     }
     refuse(errs)
 }
@@ -319,9 +370,9 @@ mod tests {
             r#"{"name":"a","spec":{"nodePools":[{"name":"old","flavor":"gone","availabilityZone":"az-a"}]}}"#,
         );
         let mut next = cur.clone();
-        check_added_pools(&cur, &next, &catalog()).unwrap();
+        check_update(&cur, &next, &catalog()).unwrap();
         next.spec.node_pools.push(request(r#"{"name":"x","spec":{"nodePools":[{"name":"new","flavor":"m1.tiny","availabilityZone":"az-a"}]}}"#).spec.node_pools.remove(0));
-        let e = check_added_pools(&cur, &next, &catalog()).unwrap_err();
+        let e = check_update(&cur, &next, &catalog()).unwrap_err();
         assert!(
             e.message
                 .starts_with("spec.nodePools[1].flavor: \"m1.tiny\" is not a flavor"),
@@ -329,6 +380,38 @@ mod tests {
             e.message
         );
         cur.spec.node_pools.clear();
-        assert!(check_added_pools(&cur, &next, &catalog()).is_err());
+        assert!(check_update(&cur, &next, &catalog()).is_err());
+    }
+
+    #[test]
+    fn the_security_group_and_floating_network_must_exist() {
+        let k = request(
+            r#"{"name":"a","spec":{"openstack":{"securityGroupName":"nope","lbFloatingNetworkID":"ext-x"}}}"#,
+        );
+        assert_eq!(
+            refused(&k),
+            "spec.openstack.securityGroupName: \"nope\" is not a security group of this project; choose one of default, web; \
+             spec.openstack.lbFloatingNetworkID: \"ext-x\" is not an external network of this cloud; choose one of net-external (public)"
+        );
+        let fine = request(
+            r#"{"name":"a","spec":{"openstack":{"securityGroupName":"web","lbFloatingNetworkID":"net-external"}}}"#,
+        );
+        check_new(&fine, &catalog()).unwrap();
+        // An update is checked only when it names another group.
+        let mut cur = fine.clone();
+        cur.spec.openstack.security_group_name = "gone".into();
+        assert!(!update_needs_catalog(&cur, &cur));
+        check_update(&cur, &cur, &catalog()).unwrap();
+        let mut next = cur.clone();
+        next.spec.openstack.security_group_name = "nope".into();
+        assert!(update_needs_catalog(&cur, &next));
+        let e = check_update(&cur, &next, &catalog()).unwrap_err();
+        assert!(
+            e.message.starts_with("spec.openstack.securityGroupName"),
+            "{}",
+            e.message
+        );
+        next.spec.openstack.security_group_name = "web".into();
+        check_update(&cur, &next, &catalog()).unwrap();
     }
 }

@@ -116,14 +116,10 @@ pub async fn update(
     let who = caller.allow(&st, Permission::UpdateCluster)?;
     let req = parse(body)?;
     let if_match = IfMatch::of(&headers);
-    // Pools the update adds are checked against the cloud's catalog (read only then).
+    // Pools the update adds and a new security group are checked against the cloud's
+    // catalog (read only then).
     let current = find(&st, &who.account, &name).await?.kluster;
-    let adds_pools = req
-        .spec
-        .node_pools
-        .iter()
-        .any(|p| !current.spec.node_pools.iter().any(|o| o.name == p.name));
-    let catalog = match adds_pools {
+    let catalog = match catalog::update_needs_catalog(&current, &req) {
         true => Some(Catalog::of(&st, &who.account).await?),
         false => None,
     };
@@ -140,7 +136,7 @@ pub async fn update(
             let next =
                 kluster::update::apply(cur, &req, cur.status.phase).map_err(ApiError::invalid)?;
             if let Some(c) = &catalog {
-                catalog::check_added_pools(cur, &next, c)?;
+                catalog::check_update(cur, &next, c)?;
             }
             before = Some(cur.spec.clone());
             cur.spec = next.spec;

@@ -25,6 +25,35 @@ pub struct OpenstackMetadata {
     /// a pool then gets the default image).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<String>,
+    /// External networks, where load balancers get floating IPs (Mission Control's
+    /// extension; from a Kubernikus that sends none, the routers' gateways stand in).
+    #[serde(
+        default,
+        rename = "externalNetworks",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub external_networks: Vec<IdName>,
+}
+
+impl OpenstackMetadata {
+    /// The external networks to offer for load balancers' floating IPs: the listed ones,
+    /// else each router's gateway network once (named by its id).
+    pub fn floating_networks(&self) -> Vec<IdName> {
+        if !self.external_networks.is_empty() {
+            return self.external_networks.clone();
+        }
+        let mut out: Vec<IdName> = Vec::new();
+        for r in &self.routers {
+            let id = &r.external_network_id;
+            if !id.is_empty() && !out.iter().any(|n| &n.id == id) {
+                out.push(IdName {
+                    name: id.clone(),
+                    id: id.clone(),
+                });
+            }
+        }
+        out
+    }
 }
 
 /// Something with a name only.
@@ -128,4 +157,39 @@ pub struct Quota {
     pub cores: Usage,
     /// RAM in MiB.
     pub ram: Usage,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floating_networks_are_the_listed_ones_else_the_routers_gateways() {
+        let router = |ext: &str| Router {
+            external_network_id: ext.into(),
+            ..Default::default()
+        };
+        let mut m = OpenstackMetadata {
+            routers: vec![
+                router("ext-1"),
+                router("ext-1"),
+                router(""),
+                router("ext-2"),
+            ],
+            ..Default::default()
+        };
+        let ids: Vec<String> = m.floating_networks().into_iter().map(|n| n.id).collect();
+        assert_eq!(ids, ["ext-1", "ext-2"]);
+        m.external_networks = vec![IdName {
+            name: "public".into(),
+            id: "ext-9".into(),
+        }];
+        assert_eq!(m.floating_networks()[0].name, "public");
+        assert_eq!(m.floating_networks().len(), 1);
+        // A Kubernikus's answer without the extension still reads.
+        let json = serde_json::to_string(&OpenstackMetadata::default()).unwrap();
+        assert!(!json.contains("externalNetworks"));
+        let back: OpenstackMetadata = serde_json::from_str(&json).unwrap();
+        assert!(back.external_networks.is_empty());
+    }
 }

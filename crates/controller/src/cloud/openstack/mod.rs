@@ -117,10 +117,11 @@ impl Cloud for OpenStackCloud {
                 tokio::try_join!(
                     api.router_tree(project),
                     api.security_groups(project),
-                    volume_types
+                    volume_types,
+                    api.external_networks(project)
                 )
             };
-            let (flavors, zones, key_pairs, (routers, groups, types)) = tokio::try_join!(
+            let (flavors, zones, key_pairs, (routers, groups, types, external)) = tokio::try_join!(
                 api.flavors(project),
                 api.zones(project),
                 api.key_pairs(project),
@@ -146,6 +147,7 @@ impl Cloud for OpenStackCloud {
                 volume_types: types,
                 // The API adds `Cloud::images` to the answer.
                 images: Vec::new(),
+                external_networks: external,
             })
         })
     }

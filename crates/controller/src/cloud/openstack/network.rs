@@ -173,6 +173,25 @@ impl Api {
             .collect())
     }
 
+    /// The external networks the project sees (`GET /v2.0/networks?router:external=true`),
+    /// where load balancers get floating IPs.
+    pub(super) async fn external_networks(
+        &self,
+        project: &str,
+    ) -> Result<Vec<kluster::IdName>, CloudError> {
+        let query = pairs("router:external", ["true"]);
+        let nets: Vec<NeutronNetwork> = self
+            .list(project, Service::Network, "networks", query, "networks")
+            .await?;
+        Ok(nets
+            .into_iter()
+            .map(|n| kluster::IdName {
+                name: n.name,
+                id: n.id,
+            })
+            .collect())
+    }
+
     /// The project's security groups (`GET /v2.0/security-groups?project_id=`).
     pub(super) async fn security_groups(
         &self,

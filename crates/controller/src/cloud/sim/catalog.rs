@@ -35,10 +35,16 @@ impl SimCloud {
                     vcpus: *vcpus,
                 })
                 .collect(),
-            security_groups: vec![IdName {
-                name: "default".into(),
-                id: format!("sg-{short}"),
-            }],
+            security_groups: vec![
+                IdName {
+                    name: "default".into(),
+                    id: format!("sg-{short}"),
+                },
+                IdName {
+                    name: "web".into(),
+                    id: format!("sg-web-{short}"),
+                },
+            ],
             key_pairs: vec![KeyPair {
                 name: "default-key".into(),
                 public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBaQ0ix8Z3cQ1C2FAkRVkC7Tt5LjlZpNNqKWKqqeE6eB default-key".into(),
@@ -63,6 +69,10 @@ impl SimCloud {
             }],
             // The API adds `Cloud::images` to the answer.
             images: Vec::new(),
+            external_networks: vec![IdName {
+                name: "public".into(),
+                id: "net-external".into(),
+            }],
         }
     }
 }

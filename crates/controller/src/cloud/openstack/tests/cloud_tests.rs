@@ -60,6 +60,12 @@ async fn metadata_maps_nova_neutron_and_cinder_onto_kubernikus_metadata() {
         .map(|s| (s.id.as_str(), s.cidr.as_str()))
         .collect();
     assert_eq!(subnets, [("sub1", "10.180.0.0/24")]);
+    let external: Vec<_> = m
+        .external_networks
+        .iter()
+        .map(|n| (n.id.as_str(), n.name.as_str()))
+        .collect();
+    assert_eq!(external, [("ext-net", "public")]);
     let routers = stand.seen("/network/v2.0/routers");
     assert!(routers[0]
         .query

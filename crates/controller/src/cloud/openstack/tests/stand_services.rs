@@ -187,6 +187,10 @@ fn neutron(
             }
             reply(200, json!({ "ports": ports }))
         }
+        (Method::GET, "networks") if q("router:external") == ["true"] => reply(
+            200,
+            json!({ "networks": [{ "id": "ext-net", "name": "public", "router:external": true }] }),
+        ),
         (Method::GET, "networks") => {
             let ids = q("id");
             let all = [("net1", "private"), ("net2", "other")];

@@ -134,3 +134,49 @@ async fn a_pool_an_update_adds_is_checked_too() {
     assert_eq!(s, 200, "{k}");
     assert_eq!(k["spec"]["nodePools"][1]["flavor"], "m1.medium");
 }
+
+#[tokio::test]
+async fn the_security_group_and_floating_network_must_exist_at_create_and_on_update() {
+    let app = app().await;
+    let alice = token("alice", "demo").await;
+    let (_, meta) = call(
+        &app,
+        "GET",
+        "/api/v1/openstack/metadata",
+        Some(&alice),
+        None,
+    )
+    .await;
+    assert_eq!(meta["externalNetworks"][0]["id"], "net-external", "{meta}");
+    let mut body: serde_json::Value = serde_json::from_str(&kluster("guard", None)).unwrap();
+    body["spec"]["openstack"] = json!({"securityGroupName": "nope", "lbFloatingNetworkID": "ext-x"});
+    let (s, e) = create(&app, &alice, body.to_string()).await;
+    assert_eq!(s, 422, "{e}");
+    let m = e["message"].as_str().unwrap();
+    assert!(
+        m.contains("spec.openstack.securityGroupName: \"nope\" is not a security group of this project; choose one of default, web")
+            && m.contains("spec.openstack.lbFloatingNetworkID: \"ext-x\" is not an external network of this cloud; choose one of net-external (public)"),
+        "{m}"
+    );
+    body["spec"]["openstack"] = json!({"securityGroupName": "web", "lbFloatingNetworkID": "net-external"});
+    let (s, mut k) = create(&app, &alice, body.to_string()).await;
+    assert_eq!(s, 201, "{k}");
+    // An update naming a group the project lacks changes nothing.
+    k["spec"]["openstack"]["securityGroupName"] = json!("gone");
+    let put = |k: &serde_json::Value| {
+        call(&app, "PUT", "/api/v1/clusters/guard", Some(&alice), Some(k.to_string()))
+    };
+    let (s, e) = put(&k).await;
+    assert_error(
+        &e,
+        422,
+        "spec.openstack.securityGroupName: \"gone\" is not a security group of this project",
+    );
+    assert_eq!(s, 422);
+    let (_, now) = call(&app, "GET", "/api/v1/clusters/guard", Some(&alice), None).await;
+    assert_eq!(now["spec"]["openstack"]["securityGroupName"], "web");
+    k["spec"]["openstack"]["securityGroupName"] = json!("default");
+    let (s, k) = put(&k).await;
+    assert_eq!(s, 200, "{k}");
+    assert_eq!(k["spec"]["openstack"]["securityGroupName"], "default");
+}

@@ -68,6 +68,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/ops") view={Lazy::<OpsRoute>::new()} ssr=SsrMode::Async/>
                 <Route path=path!("/ops/timeline") view={Lazy::<OpsTimelineRoute>::new()} ssr=SsrMode::Async/>
                 <Route path=path!("/klusters/:name") view={Lazy::<DetailRoute>::new()} ssr=SsrMode::Async/>
+                <Route path=path!("/klusters/:name/yaml") view={Lazy::<YamlRoute>::new()} ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }
@@ -112,6 +113,20 @@ impl LazyRoute for DetailRoute {
 
     fn view(_this: Self) -> AnyView {
         view! { <DetailPage/> }.into_any()
+    }
+}
+
+/// `/klusters/:name/yaml`, loaded when visited.
+struct YamlRoute;
+
+#[lazy_route]
+impl LazyRoute for YamlRoute {
+    fn data() -> Self {
+        YamlRoute
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <crate::pages::yaml::YamlPage/> }.into_any()
     }
 }
 

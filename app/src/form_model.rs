@@ -269,7 +269,6 @@ pub const AUDIT_CHOICES: [(&str, &str); 5] = [
     ("stdout", "Standard output"),
 ];
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,3 +68,31 @@ pub struct KlusterDetail {
     /// What a rejected plain post of a pool's settings left: what was typed and why.
     pub edit_flash: Option<crate::kluster_edit::PoolFlash>,
 }
+
+/// The kluster as YAML, for `/klusters/:name/yaml`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KlusterYaml {
+    /// The whole kluster (metadata, spec, status), read-only.
+    pub whole: String,
+    /// What the editor holds: the name and spec as they are, or as last typed.
+    pub editable: String,
+    /// The resource version the edit is against (the one the typed text was read at).
+    pub version: String,
+    /// Whether the user may change it.
+    pub may_edit: bool,
+    /// What the last preview found: the changes, or why the text was refused.
+    pub preview: Option<YamlPreview>,
+}
+
+/// What a preview of typed YAML found, kept in the session until the page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct YamlPreview {
+    /// The text as typed.
+    pub text: String,
+    /// The version it was read against.
+    pub version: String,
+    /// Field by field what applying it would change (empty: nothing).
+    pub changes: Vec<kluster::SpecChange>,
+    /// Why it was refused (then `changes` is empty).
+    pub error: Option<crate::error::AppError>,
+}

@@ -8,3 +8,4 @@ pub mod login;
 pub mod not_found;
 pub mod ops;
 pub mod timeline;
+pub mod yaml;

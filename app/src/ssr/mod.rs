@@ -6,6 +6,7 @@ pub mod clock;
 pub mod controller;
 mod limiter;
 pub mod project_lists;
+pub mod yaml;
 
 pub use auth::{AuthRecord, AUTH_KEY};
 pub use clock::Clock;

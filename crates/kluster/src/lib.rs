@@ -5,6 +5,7 @@
 //! - [`validate`]: schema rules (patterns, lengths, ranges) with messages a person reads.
 //! - [`update`]: what an update may change, and how it is merged into the stored kluster.
 //! - [`defaults`]: the values Kubernikus fills in on create.
+//! - [`diff`]: what an update changes, field by field.
 //! - [`event`]: event types and reasons as enums with Kubernikus's spelling.
 //! - [`metadata`]: extension: a kluster's identity (uid) beside spec and status.
 //! - [`error`]: the error body, with its typed `reason` and `fields` extensions.
@@ -13,6 +14,7 @@
 //! - [`summary`]: a kluster as a list row needs it (`fields=summary`), under the same names.
 
 pub mod defaults;
+pub mod diff;
 pub mod error;
 pub mod event;
 pub mod listing;

@@ -1,5 +1,5 @@
 //! The top of a kluster's page: its name, its phase (announced when it changes), the
-//! kubeconfig download, "Create a kluster like this one" (for those who may create), and
+//! kubeconfig download, the YAML view, "Create a kluster like this one" (for those who may create), and
 //! the controller's message when something is wrong.
 
 use leptos::prelude::*;
@@ -23,6 +23,7 @@ pub fn KlusterHeading(
 ) -> impl IntoView {
     let download = format!("/klusters/{name}/kubeconfig");
     let like = format!("/klusters/new?from={name}");
+    let yaml = format!("/klusters/{name}/yaml");
     view! {
         <div class="flex flex-wrap items-center justify-between gap-3">
             <h1 class=format!("flex items-center gap-3 {H1}")>
@@ -32,6 +33,7 @@ pub fn KlusterHeading(
                 </span>
             </h1>
             <div class="flex flex-wrap items-center gap-2">
+                <a href=yaml class=SECONDARY>"YAML"</a>
                 {may_create.then(|| view! { <a href=like class=SECONDARY>"Create a kluster like this one"</a> })}
                 <a href=download download class=PRIMARY>"Download kubeconfig"</a>
             </div>

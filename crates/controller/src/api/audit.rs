@@ -14,9 +14,8 @@ use axum::{
     http::{request::Parts, StatusCode},
     Json,
 };
-use kluster::{AuditRecord, KlusterSpec, SpecChange};
+use kluster::{AuditRecord, SpecChange};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::error::bad_query;
 use super::request_context::RequestId;
@@ -57,48 +56,6 @@ impl FromRequestParts<ApiState> for Origin {
             client_addr,
         })
     }
-}
-
-/// Leaves of a JSON value by path (`spec.nodePools[0].size`); arrays by index.
-fn flatten(prefix: &str, v: &Value, out: &mut std::collections::BTreeMap<String, String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, v) in m {
-                flatten(&format!("{prefix}.{k}"), v, out);
-            }
-        }
-        Value::Array(a) if !a.is_empty() => {
-            for (i, v) in a.iter().enumerate() {
-                flatten(&format!("{prefix}[{i}]"), v, out);
-            }
-        }
-        Value::Null => {}
-        leaf => {
-            out.insert(prefix.to_string(), leaf.to_string());
-        }
-    }
-}
-
-/// The spec fields that differ between `before` and `after` (absent: empty text).
-pub fn diff(before: Option<&KlusterSpec>, after: Option<&KlusterSpec>) -> Vec<SpecChange> {
-    let leaves = |s: Option<&KlusterSpec>| {
-        let mut out = std::collections::BTreeMap::new();
-        if let Some(v) = s.and_then(|s| serde_json::to_value(s).ok()) {
-            flatten("spec", &v, &mut out);
-        }
-        out
-    };
-    let (b, a) = (leaves(before), leaves(after));
-    let fields: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
-    fields
-        .into_iter()
-        .filter(|f| b.get(*f) != a.get(*f))
-        .map(|f| SpecChange {
-            field: f.clone(),
-            before: b.get(f).cloned().unwrap_or_default(),
-            after: a.get(f).cloned().unwrap_or_default(),
-        })
-        .collect()
 }
 
 /// What kind of update `changes` are: `upgrade` (the version moved), `scale` (only pool
@@ -258,6 +215,9 @@ pub async fn list(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use kluster::diff::spec_changes as diff;
+    use kluster::KlusterSpec;
 
     #[test]
     fn diffs_name_the_fields_and_classify_the_update() {

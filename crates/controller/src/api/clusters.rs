@@ -80,7 +80,7 @@ pub async fn create(
             })
         })
         .await??;
-    let changes = audit::diff(None, Some(&stored.kluster.spec));
+    let changes = kluster::diff::spec_changes(None, Some(&stored.kluster.spec));
     audit::record(&st, &who, &origin, &stored.kluster.name, "create", changes).await;
     tracing::info!(
         kluster = stored.kluster.name,
@@ -147,7 +147,7 @@ pub async fn update(
         None => return Err(ApiError::not_found(&name)),
         Some(result) => result?,
     };
-    let changes = audit::diff(before.as_ref(), Some(&k.spec));
+    let changes = kluster::diff::spec_changes(before.as_ref(), Some(&k.spec));
     if !changes.is_empty() {
         let action = audit::classify(&changes);
         audit::record(&st, &who, &origin, &name, action, changes).await;

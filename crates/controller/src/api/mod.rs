@@ -28,7 +28,7 @@ use axum::{
 };
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-pub use audit::{classify, diff};
+pub use audit::classify;
 pub use caller::Caller;
 pub use error::ApiError;
 pub use request_context::{CallerSlot, RequestId};

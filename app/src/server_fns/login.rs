@@ -120,8 +120,11 @@ pub(crate) mod ssr {
                 return Err(AppError::Internal);
             }
         };
-        let mut record =
-            AuthRecord::from_token(token, st.session_max_lifetime, st.clock.now_utc())?;
+        let mut record = AuthRecord::from_token(
+            token,
+            st.session_max_lifetime,
+            crate::ssr::now_utc(&st.clock),
+        )?;
         record.ask_grants(&st).await;
         let session = session().await?;
         // Signing in over a session ends that one first: its token chain is revoked.

@@ -32,8 +32,12 @@ pub async fn switch_project(project_id: String) -> Result<(), AppError> {
         }
         Err(e) => return Err(fail(keystone_error(e))),
     };
-    let mut next =
-        AuthRecord::from_token(token, st.session_max_lifetime, st.clock.now_utc()).map_err(fail)?;
+    let mut next = AuthRecord::from_token(
+        token,
+        st.session_max_lifetime,
+        crate::ssr::now_utc(&st.clock),
+    )
+    .map_err(fail)?;
     // Keep the absolute expiry and the chain root of the original sign-in.
     next.expires_at = next.expires_at.min(rec.expires_at);
     next.root_token = Some(rec.root_token.unwrap_or(rec.token));

@@ -164,7 +164,7 @@ async fn check(
         return Ok(None);
     };
     st.record_caller(&rec);
-    let now = st.clock.now_utc();
+    let now = crate::ssr::now_utc(&st.clock);
     if now >= rec.expires_at {
         if end_it {
             end(session).await;

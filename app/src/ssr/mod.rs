@@ -2,20 +2,24 @@
 //! and the sign-in rate limiter. Never compiled into the WASM module.
 
 pub mod auth;
-pub mod clock;
 pub mod controller;
 mod limiter;
 pub mod project_lists;
 pub mod yaml;
 
 pub use auth::{AuthRecord, AUTH_KEY};
-pub use clock::Clock;
 pub use controller::ControllerClient;
 pub use limiter::{
     client_key, verdict, Attempt, AttemptLog, Load, LoginLimiter, MemoryLog, Outcome, RateLimits,
     Refused, KNOWN_FOR,
 };
 pub use project_lists::{token_key, ProjectLists};
+pub use serving::clock::Clock;
+
+/// Wall-clock now of `clock`, as a UTC date and time.
+pub fn now_utc(clock: &Clock) -> time::OffsetDateTime {
+    time::OffsetDateTime::UNIX_EPOCH + clock.unix()
+}
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -315,7 +315,7 @@ impl Browser {
     /// controller that cannot answer ends nothing already open.
     async fn recheck(&self) -> Result<(), Gone> {
         let (st, rec) = (&self.st.app, &self.rec);
-        let valid = st.clock.now_utc() < rec.expires_at
+        let valid = app::ssr::now_utc(&st.clock) < rec.expires_at
             && st
                 .token_checks
                 .accepted(&st.keystone, &rec.token, st.revalidate_after, &st.clock)

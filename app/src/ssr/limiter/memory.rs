@@ -52,12 +52,12 @@ struct Memory {
 pub struct MemoryLog {
     state: Mutex<Memory>,
     /// The time source (tests move it).
-    clock: crate::ssr::clock::Clock,
+    clock: crate::ssr::Clock,
 }
 
 impl MemoryLog {
     /// A log on `clock`.
-    pub fn with_clock(clock: crate::ssr::clock::Clock) -> Self {
+    pub fn with_clock(clock: crate::ssr::Clock) -> Self {
         Self {
             state: Mutex::default(),
             clock,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::ssr::clock::Clock;
+use crate::ssr::Clock;
 
 fn limiter() -> (LoginLimiter, Clock) {
     let clock = Clock::manual();

@@ -5,15 +5,13 @@
 //!
 //! Everything derives from the clock and the calls made, so a test with a manual clock sees
 //! the same cloud every time.
-
 //!
-//! [`clock`] (where time comes from), [`catalog`] (flavors, zones, images, the project's
+//! Time comes from the shared `serving::clock::Clock`. [`catalog`] (flavors, zones, images, the project's
 //! catalog), [`faults`] (limits, faults and the API gate), [`state`] (servers and
 //! resources and how they move), [`persist`] (kept in the controller's database, so every
 //! replica sees the same cloud; a side file of older versions is imported once).
 
 mod catalog;
-mod clock;
 mod faults;
 mod persist;
 mod state;
@@ -30,8 +28,8 @@ use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
 use crate::store::Store;
 
 pub use catalog::{FLAVORS, IMAGES, ZONES};
-pub use clock::Clock;
 pub use faults::{Faults, Limits, SimProject};
+pub use serving::clock::Clock;
 use state::ProjectState;
 
 /// How fast the simulated cloud is, and the quota every project starts with.
@@ -178,7 +176,7 @@ impl Cloud for SimCloud {
     fn quota<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let now = self.clock.now();
+            let now = self.clock.unix();
             self.with_project(project, |p| {
                 self.settle(p, now);
                 Self::usage(p)
@@ -190,7 +188,7 @@ impl Cloud for SimCloud {
     fn servers<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let now = self.clock.now();
+            let now = self.clock.unix();
             self.with_project(project, |p| {
                 if p.faults.empty_listings > 0 {
                     p.faults.empty_listings -= 1;
@@ -211,7 +209,7 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let now = self.clock.now();
+            let now = self.clock.unix();
             self.with_project(project, |p| {
                 self.settle(p, now);
                 p.servers
@@ -265,7 +263,7 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            let now = self.clock.now();
+            let now = self.clock.unix();
             self.with_project(project, |p| {
                 self.settle(p, now);
                 p.resources

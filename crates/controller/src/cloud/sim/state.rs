@@ -104,7 +104,7 @@ impl SimCloud {
     /// What is left in the cloud of `kluster`: server names and resource names, including
     /// ones still being deleted. Empty when the kluster left no debris.
     pub async fn debris(&self, project: &str, kluster: &str) -> Result<Vec<String>, CloudError> {
-        let now = self.clock.now();
+        let now = self.clock.unix();
         self.with_project(project, |p| {
             self.settle(p, now);
             p.servers
@@ -229,7 +229,7 @@ impl SimCloud {
         project: &str,
         spec: &ServerSpec,
     ) -> Result<Server, CloudError> {
-        let now = self.clock.now();
+        let now = self.clock.unix();
         let Some((_, vcpus, ram)) = FLAVORS.iter().find(|f| f.0 == spec.flavor) else {
             return Err(CloudError::new(format!(
                 "Flavor {} could not be found. (HTTP 400)",
@@ -312,7 +312,7 @@ impl SimCloud {
         project: &str,
         pick: impl FnOnce(&mut ProjectState) -> Option<&mut Option<Duration>>,
     ) -> Result<bool, CloudError> {
-        let now = self.clock.now();
+        let now = self.clock.unix();
         self.with_project(project, |p| {
             let found = match pick(p) {
                 Some(deleted) => {

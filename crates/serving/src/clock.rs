@@ -1,10 +1,9 @@
-//! The dashboard's time source: the real clock, or a manual one that tests move forward
-//! (session expiry, token re-checks, sign-in limits), so no test sleeps for them.
+//! The one time source of both servers: the real clock, or a manual one that tests move
+//! forward (session expiry, sign-in limits, the simulated cloud's boot times), so that no
+//! test sleeps for them.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-use time::OffsetDateTime;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Real time, or manual time that moves only with [`Clock::advance`].
 #[derive(Clone, Debug, Default)]
@@ -13,8 +12,14 @@ pub struct Clock(Option<Arc<Manual>>);
 #[derive(Debug)]
 struct Manual {
     instant: Instant,
-    utc: OffsetDateTime,
+    unix: Duration,
     offset: Mutex<Duration>,
+}
+
+fn unix_now() -> Duration {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
 }
 
 impl Clock {
@@ -27,7 +32,7 @@ impl Clock {
     pub fn manual() -> Clock {
         Clock(Some(Arc::new(Manual {
             instant: Instant::now(),
-            utc: OffsetDateTime::now_utc(),
+            unix: unix_now(),
             offset: Mutex::new(Duration::ZERO),
         })))
     }
@@ -44,11 +49,11 @@ impl Clock {
         }
     }
 
-    /// Wall-clock now (UTC).
-    pub fn now_utc(&self) -> OffsetDateTime {
+    /// Wall-clock now, as time since the Unix epoch (so that saved times survive a restart).
+    pub fn unix(&self) -> Duration {
         match &self.0 {
-            None => OffsetDateTime::now_utc(),
-            Some(m) => m.utc + Self::offset(m),
+            None => unix_now(),
+            Some(m) => m.unix + Self::offset(m),
         }
     }
 
@@ -72,12 +77,13 @@ mod tests {
     #[test]
     fn a_manual_clock_moves_only_when_told() {
         let c = Clock::manual();
-        let (i, u) = (c.instant(), c.now_utc());
+        let (i, u) = (c.instant(), c.unix());
         std::thread::sleep(Duration::from_millis(5));
-        assert_eq!(c.instant(), i);
+        assert_eq!((c.instant(), c.unix()), (i, u));
         c.advance(Duration::from_secs(90));
         assert_eq!(c.since(i), Duration::from_secs(90));
-        assert_eq!(c.now_utc() - u, time::Duration::seconds(90));
+        assert_eq!(c.unix() - u, Duration::from_secs(90));
         assert!(Clock::real().instant() > i);
+        assert!(Clock::real().unix() >= u);
     }
 }

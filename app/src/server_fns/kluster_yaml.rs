@@ -71,9 +71,15 @@ pub async fn edit_kluster_yaml(
     let rec = require(&session, &st).await.map_err(fail.clone())?;
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let back = format!("/klusters/{name}/yaml");
-    let version = version.unwrap_or_default();
+    let mut version = version.unwrap_or_default();
     let result = match step.as_str() {
-        "preview" => preview(&st, &rec.token, &name, &yaml).await,
+        // Compared with the kluster as it is now: applying it later is at that version.
+        "preview" => preview(&st, &rec.token, &name, &yaml)
+            .await
+            .map(|(changes, now)| {
+                version = now;
+                Some(changes)
+            }),
         "apply" => apply(&st, &rec.token, &name, &yaml, &version)
             .await
             .map(|()| None),
@@ -120,17 +126,20 @@ pub async fn edit_kluster_yaml(
     }
 }
 
-/// What `text` would change in kluster `name` (`Some`), or why it is refused.
+/// What `text` would change in kluster `name` and the version it was compared with, or
+/// why it is refused.
 #[cfg(feature = "ssr")]
 async fn preview(
     st: &crate::ssr::AppState,
     token: &keystone::TokenSecret,
     name: &str,
     text: &str,
-) -> Result<Option<Vec<kluster::SpecChange>>, AppError> {
+) -> Result<(Vec<kluster::SpecChange>, String), AppError> {
     let typed = crate::ssr::yaml::read(text)?;
     let current = st.controller.get(token, name).await?;
-    crate::ssr::yaml::preview(&current, &typed).map(Some)
+    let changes = crate::ssr::yaml::preview(&current, &typed)?;
+    let version = current.metadata.map(|m| m.resource_version);
+    Ok((changes, version.unwrap_or_default()))
 }
 
 /// Applies `text` to kluster `name` at `version` (the controller checks it again).

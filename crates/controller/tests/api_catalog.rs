@@ -149,7 +149,8 @@ async fn the_security_group_and_floating_network_must_exist_at_create_and_on_upd
     .await;
     assert_eq!(meta["externalNetworks"][0]["id"], "net-external", "{meta}");
     let mut body: serde_json::Value = serde_json::from_str(&kluster("guard", None)).unwrap();
-    body["spec"]["openstack"] = json!({"securityGroupName": "nope", "lbFloatingNetworkID": "ext-x"});
+    body["spec"]["openstack"] =
+        json!({"securityGroupName": "nope", "lbFloatingNetworkID": "ext-x"});
     let (s, e) = create(&app, &alice, body.to_string()).await;
     assert_eq!(s, 422, "{e}");
     let m = e["message"].as_str().unwrap();
@@ -158,13 +159,20 @@ async fn the_security_group_and_floating_network_must_exist_at_create_and_on_upd
             && m.contains("spec.openstack.lbFloatingNetworkID: \"ext-x\" is not an external network of this cloud; choose one of net-external (public)"),
         "{m}"
     );
-    body["spec"]["openstack"] = json!({"securityGroupName": "web", "lbFloatingNetworkID": "net-external"});
+    body["spec"]["openstack"] =
+        json!({"securityGroupName": "web", "lbFloatingNetworkID": "net-external"});
     let (s, mut k) = create(&app, &alice, body.to_string()).await;
     assert_eq!(s, 201, "{k}");
     // An update naming a group the project lacks changes nothing.
     k["spec"]["openstack"]["securityGroupName"] = json!("gone");
     let put = |k: &serde_json::Value| {
-        call(&app, "PUT", "/api/v1/clusters/guard", Some(&alice), Some(k.to_string()))
+        call(
+            &app,
+            "PUT",
+            "/api/v1/clusters/guard",
+            Some(&alice),
+            Some(k.to_string()),
+        )
     };
     let (s, e) = put(&k).await;
     assert_error(

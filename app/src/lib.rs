@@ -12,9 +12,9 @@ pub mod error;
 pub mod form_model;
 pub mod kluster_edit;
 pub mod list_model;
-pub mod loaded;
 pub mod model;
 pub mod pages;
+pub mod resource;
 pub mod server_fns;
 #[cfg(feature = "ssr")]
 pub mod ssr;

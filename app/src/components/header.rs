@@ -12,8 +12,8 @@ use crate::server_fns::{list_projects, Logout, SwitchProject};
 /// The session's projects, for the switcher. Made by the page's frame before its
 /// `<Transition>`: a resource made inside one is made again each time the transition runs
 /// its children once more (on the server it does until they settle), and fetched again.
-pub fn projects_resource() -> crate::loaded::Loaded<Result<Vec<ProjectChoice>, AppError>> {
-    crate::loaded::load(|| (), |_| list_projects())
+pub fn projects_resource() -> crate::resource::Loaded<Result<Vec<ProjectChoice>, AppError>> {
+    crate::resource::load(|| (), |_| list_projects())
 }
 
 /// Header for signed-in pages. The switcher and sign-out are plain forms, so they work
@@ -22,7 +22,7 @@ pub fn projects_resource() -> crate::loaded::Loaded<Result<Vec<ProjectChoice>, A
 pub fn Header(
     info: SessionInfo,
     switch: FormAction<SwitchProject>,
-    projects: crate::loaded::Loaded<Result<Vec<ProjectChoice>, AppError>>,
+    projects: crate::resource::Loaded<Result<Vec<ProjectChoice>, AppError>>,
 ) -> impl IntoView {
     let logout = form_action::<Logout>();
     let current = info.project_id.clone();

@@ -20,7 +20,7 @@ use crate::server_fns::list_klusters;
 /// at once, beside the session check.
 pub fn list_resource() -> (
     Memo<ListParams>,
-    crate::loaded::Loaded<Result<KlusterPage, AppError>>,
+    crate::resource::Loaded<Result<KlusterPage, AppError>>,
 ) {
     let query = use_query_map();
     let params = Memo::new(move |_| {
@@ -36,7 +36,7 @@ pub fn list_resource() -> (
     });
     (
         params,
-        crate::loaded::load(move || params.get(), list_klusters),
+        crate::resource::load(move || params.get(), list_klusters),
     )
 }
 
@@ -48,7 +48,7 @@ pub fn KlusterList(
     project: String,
     admin: bool,
     params: Memo<ListParams>,
-    klusters: crate::loaded::Loaded<Result<KlusterPage, AppError>>,
+    klusters: crate::resource::Loaded<Result<KlusterPage, AppError>>,
 ) -> impl IntoView {
     let store = RowStore::new();
 

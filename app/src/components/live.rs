@@ -151,7 +151,7 @@ fn connect(live: Live, after: Option<i64>) {
                     let data = msg.data().as_string().unwrap_or_default();
                     match kind.as_str() {
                         "kluster-event" => {
-                            // The byte reader, as every decoder in the WASM (`loaded`).
+                            // The byte reader, as every decoder in the WASM (`resource`).
                             if let Ok(e) = serde_json::from_slice::<ProjectEvent>(data.as_bytes()) {
                                 live.events.update(|v| {
                                     v.push(e);

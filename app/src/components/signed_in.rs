@@ -25,7 +25,7 @@ where
         crate::components::live::provide_live();
     }
     let switch = crate::components::post_form::form_action::<SwitchProject>();
-    let info = crate::loaded::load(move || switch.version().get(), |_| current_session());
+    let info = crate::resource::load(move || switch.version().get(), |_| current_session());
     let projects = projects_resource();
     view! {
         <Transition fallback=|| view! { <p class="p-8">"Loading…"</p> }>

@@ -34,7 +34,7 @@ pub fn AuditPage() -> impl IntoView {
     // (see `SignedIn`).
     let query = use_query_map();
     let get = move |k: &'static str| query.with(|q| q.get(k).unwrap_or_default());
-    let records = crate::loaded::load(
+    let records = crate::resource::load(
         move || {
             (
                 get("kluster"),
@@ -99,7 +99,7 @@ fn changes(r: &kluster::AuditRecord) -> String {
 fn Audit(
     cloud: bool,
     project: String,
-    records: crate::loaded::Loaded<Result<Vec<kluster::AuditRecord>, crate::error::AppError>>,
+    records: crate::resource::Loaded<Result<Vec<kluster::AuditRecord>, crate::error::AppError>>,
 ) -> impl IntoView {
     let query = use_query_map();
     let get = move |k: &'static str| query.with(|q| q.get(k).unwrap_or_default());

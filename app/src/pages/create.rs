@@ -20,7 +20,7 @@ pub fn CreatePage() -> impl IntoView {
     let from = leptos_router::hooks::use_query_map()
         .read_untracked()
         .get("from");
-    let context = crate::loaded::load(|| (), move |_| get_create_context(retry, from.clone()));
+    let context = crate::resource::load(|| (), move |_| get_create_context(retry, from.clone()));
     view! {
         <Title text="New kluster"/>
         <SignedIn content=move |info| {

@@ -17,8 +17,8 @@ use crate::components::kluster_detail::{
 use crate::components::signed_in::SignedIn;
 use crate::components::style::LINK;
 use crate::error::AppError;
-use crate::loaded::Loaded;
 use crate::model::KlusterDetail;
+use crate::resource::Loaded;
 use crate::server_fns::{
     get_kluster_detail, DeleteKluster, EditKluster, ScalePool, SetTerminationProtection,
 };
@@ -41,7 +41,7 @@ pub fn DetailPage() -> impl IntoView {
     let changes = live.changes(Some(name()), 500);
     let retry = crate::components::form_failure::retry_requested().then_some(true);
     Effect::new(move |_| live.start(None));
-    let detail = crate::loaded::load(
+    let detail = crate::resource::load(
         move || {
             (
                 name(),

@@ -23,8 +23,8 @@ use crate::server_fns::{ops_attention, ops_events, ops_quotas};
 pub fn OpsPage() -> impl IntoView {
     // Made before the frame's `<Transition>`, which may run its content more than once
     // (see `SignedIn`).
-    let attention = crate::loaded::load(|| (), |_| ops_attention());
-    let quotas = crate::loaded::load(|| (), |_| ops_quotas());
+    let attention = crate::resource::load(|| (), |_| ops_attention());
+    let quotas = crate::resource::load(|| (), |_| ops_quotas());
     view! {
         <Title text="Operations"/>
         <SignedIn content=move |_| view! { <Overview attention quotas/> }/>
@@ -48,7 +48,7 @@ pub fn OpsTimelinePage() -> impl IntoView {
             on_cleanup(move || h.clear());
         }
     });
-    let events = crate::loaded::load(move || (project.get(), tick.get()), |(p, _)| ops_events(p));
+    let events = crate::resource::load(move || (project.get(), tick.get()), |(p, _)| ops_events(p));
     view! {
         <Title text="All projects' timeline"/>
         <SignedIn content=move |_| view! { <AllEvents project events/> }/>
@@ -75,8 +75,8 @@ fn usage(u: &kluster::Usage) -> String {
 
 #[component]
 fn Overview(
-    attention: crate::loaded::Loaded<Result<Vec<kluster::Attention>, AppError>>,
-    quotas: crate::loaded::Loaded<Result<Vec<kluster::ProjectQuota>, AppError>>,
+    attention: crate::resource::Loaded<Result<Vec<kluster::Attention>, AppError>>,
+    quotas: crate::resource::Loaded<Result<Vec<kluster::ProjectQuota>, AppError>>,
 ) -> impl IntoView {
     let th = "px-3 py-2 font-medium";
     view! {
@@ -186,7 +186,7 @@ fn Overview(
 #[component]
 fn AllEvents(
     project: Memo<String>,
-    events: crate::loaded::Loaded<Result<Vec<kluster::OpsEvent>, crate::error::AppError>>,
+    events: crate::resource::Loaded<Result<Vec<kluster::OpsEvent>, crate::error::AppError>>,
 ) -> impl IntoView {
     let project = move || project.get();
     let th = "px-3 py-2 font-medium";

@@ -22,7 +22,7 @@ use crate::server_fns::recent_events;
 pub fn TimelinePage() -> impl IntoView {
     // Made before the frame's `<Transition>`, which may run its content more than once
     // (see `SignedIn`).
-    let initial = crate::loaded::load(|| (), |_| recent_events());
+    let initial = crate::resource::load(|| (), |_| recent_events());
     view! {
         <Title text="Timeline"/>
         <SignedIn content=move |info| view! { <Timeline project=info.project_name initial/> }/>
@@ -81,7 +81,7 @@ pub(crate) fn parse_ms(ts: &str) -> Option<f64> {
 #[component]
 fn Timeline(
     project: String,
-    initial: crate::loaded::Loaded<Result<Vec<ProjectEvent>, crate::error::AppError>>,
+    initial: crate::resource::Loaded<Result<Vec<ProjectEvent>, crate::error::AppError>>,
 ) -> impl IntoView {
     view! {
         <div class="flex flex-wrap items-center justify-between gap-2">

@@ -15,8 +15,8 @@ use crate::components::style::{
     H1, H2, INPUT, LINK, MUTED, PRIMARY, ROW, SECONDARY, SECTION, TABLE, THEAD,
 };
 use crate::error::AppError;
-use crate::loaded::Loaded;
 use crate::model::{KlusterYaml, YamlPreview};
+use crate::resource::Loaded;
 use crate::server_fns::{get_kluster_yaml, EditKlusterYaml};
 
 /// `/klusters/:name/yaml` (requires a session).
@@ -26,7 +26,7 @@ pub fn YamlPage() -> impl IntoView {
     let query = use_query_map();
     let name = move || params.read().get("name").unwrap_or_default();
     let edit = ServerAction::<EditKlusterYaml>::new();
-    let data = crate::loaded::load(
+    let data = crate::resource::load(
         move || {
             let preview = query.read().get_str("preview").is_some();
             (name(), preview, edit.version().get())

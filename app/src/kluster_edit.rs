@@ -24,6 +24,12 @@ pub enum Edit {
         zone: String,
         /// Nodes, as typed.
         size: String,
+        /// Image name (empty: the default).
+        #[serde(default)]
+        image: String,
+        /// Root disk in GB, as typed (empty: the flavor's own disk).
+        #[serde(default)]
+        root_disk: String,
         /// The pool's settings (labels, taints, update policy), posted as
         /// `edit[options][…]` (nested, not flattened: the browser's decoder stays small).
         options: PoolOptions,
@@ -134,6 +140,8 @@ impl Edit {
                 flavor,
                 zone,
                 size,
+                image,
+                root_disk,
                 options,
             } => {
                 let i = spec.node_pools.len();
@@ -149,12 +157,26 @@ impl Edit {
                     let m = format!("There is already a pool named {pool:?}.");
                     return Err(invalid(at("name"), m));
                 }
+                let custom_root_disk_size = match root_disk.trim() {
+                    "" => None,
+                    d => Some(d.parse::<i64>().map_err(|_| {
+                        invalid(
+                            at("customRootDiskSize"),
+                            "The root disk is a whole number of GB (64 to 1024), or empty for the flavor's own disk.".into(),
+                        )
+                    })?),
+                };
+                let image = match image.trim() {
+                    "" => kluster::defaults::IMAGE.to_string(),
+                    i => i.to_string(),
+                };
                 let mut p = kluster::NodePool {
                     name: pool,
                     size,
                     flavor,
                     availability_zone: zone,
-                    image: kluster::defaults::IMAGE.into(),
+                    image,
+                    custom_root_disk_size,
                     ..Default::default()
                 };
                 options.apply(&mut p, i)?;
@@ -307,11 +329,31 @@ mod tests {
             flavor: "m1.small".into(),
             zone: "az-a".into(),
             size: "2".into(),
+            image: "ubuntu-24.04-amd64".into(),
+            root_disk: " 128 ".into(),
             options: options("team=x", "", false, true),
         };
         add.apply(&mut s).unwrap();
-        let b = &s.node_pools[1];
+        let b = s.node_pools[1].clone();
         assert_eq!((b.name.as_str(), b.size), ("b", 2));
+        assert_eq!(
+            (b.image.as_str(), b.custom_root_disk_size),
+            ("ubuntu-24.04-amd64", Some(128))
+        );
+        let bad = Edit::AddPool {
+            pool: "c".into(),
+            flavor: "m1.small".into(),
+            zone: "az-a".into(),
+            size: "1".into(),
+            image: String::new(),
+            root_disk: "big".into(),
+            options: PoolOptions::default(),
+        };
+        let e = bad.apply(&mut s).unwrap_err();
+        assert!(e
+            .for_field("spec.nodePools[2].customRootDiskSize")
+            .is_some());
+        assert_eq!(s.node_pools.len(), 2, "nothing added in part");
         assert_eq!(b.labels, ["team=x"]);
         let c = b.config.clone().unwrap_or_default();
         assert_eq!((c.allow_reboot, c.allow_replace), (Some(false), Some(true)));

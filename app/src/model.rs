@@ -63,6 +63,8 @@ pub struct KlusterDetail {
     pub flavors: Vec<kluster::Flavor>,
     /// Availability zones for a new pool.
     pub zones: Vec<String>,
+    /// Images for a new pool (admins).
+    pub images: Vec<String>,
     /// The project's security groups (admins: the access form's choices).
     pub security_groups: Vec<String>,
     /// What a rejected plain post of a pool's settings left: what was typed and why.

@@ -1,7 +1,8 @@
 // A pool's image and root disk at create (issue 35, item 3): the image picked from the cloud's
 // images, a disk outside 64–1024 GB named by its field with what was typed kept (checked as
 // typed with the API's rule, and by the server without JavaScript), a good choice read back
-// through the API and shown on the kluster's page as fixed. Real server, real Keystone,
+// through the API and shown on the kluster's page as fixed; a pool added later gets its
+// own image and disk. Real server, real Keystone,
 // embedded controller.
 import { expect, test, type Page } from "@playwright/test";
 import { signIn, unique } from "./support";
@@ -53,6 +54,18 @@ test("image and root disk are chosen at create, checked, and shown as fixed", as
     await expect(page.getByText("Image and root disk are fixed when the pool is created.")).toBeVisible();
     const pool = await apiPool(page, kname);
     expect([pool.image, pool.customRootDiskSize]).toEqual(["ubuntu-24.04-amd64", 100]);
+
+    // A pool added later gets the image and disk chosen for it, not the default.
+    await page.getByText("Add a node pool…").click();
+    const add = page.locator("details", { has: page.getByText("Add a node pool…") });
+    await add.getByLabel("Pool name").fill("later");
+    await add.getByLabel("Nodes").fill("0");
+    await add.getByLabel("Image").selectOption("ubuntu-24.04-amd64");
+    await add.getByLabel("Root disk (GB)").fill("200");
+    await add.getByRole("button", { name: "Add pool" }).click();
+    const later = page.locator('[data-pool-options="later"]');
+    await expect(later.locator('[data-field="image"]')).toHaveText("ubuntu-24.04-amd64");
+    await expect(later.locator('[data-field="root-disk"]')).toHaveText("200 GB");
   } finally {
     await remove(page, kname);
   }

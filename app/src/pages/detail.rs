@@ -108,7 +108,7 @@ fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
         <KlusterHeading name=name.clone() phase=k.status.phase message=k.status.message may_create/>
         <Specification facts/>
         <PoolsSection kluster=name.clone() pools admin scale=actions.scale edit=actions.edit
-            flavors=d.flavors zones=d.zones/>
+            flavors=d.flavors zones=d.zones images=d.images/>
         <PoolSettings kluster=name.clone() pools=k.spec.node_pools.clone() admin edit=actions.edit
             flash=d.edit_flash/>
         {admin.then(|| view! { <AccessSection action=actions.edit kluster=name.clone() spec=k.spec.clone() groups=d.security_groups/> })}

@@ -40,7 +40,7 @@ pub async fn get_kluster_detail(
     let kluster = kluster.map_err(|e| fail(e.into()))?;
     let is_admin = rec.may(kubernikus_policy::Permission::UpdateCluster);
     // What an admin may change to: versions by the update rules, flavors, zones, groups.
-    let (upgrades, flavors, zones, security_groups) = if is_admin {
+    let (upgrades, flavors, zones, images, security_groups) = if is_admin {
         let (info, meta) = tokio::join!(c.api_info(&rec.token), c.metadata(&rec.token),);
         let current = &kluster.spec.version;
         let upgrades = info
@@ -56,7 +56,7 @@ pub async fn get_kluster_detail(
             .map(|z| z.name)
             .collect();
         let groups = meta.security_groups.into_iter().map(|g| g.name).collect();
-        (upgrades, meta.flavors, zones, groups)
+        (upgrades, meta.flavors, zones, meta.images, groups)
     } else {
         Default::default()
     };
@@ -73,6 +73,7 @@ pub async fn get_kluster_detail(
         upgrades,
         flavors,
         zones,
+        images,
         security_groups,
         edit_flash,
     })

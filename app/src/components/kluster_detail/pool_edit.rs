@@ -7,8 +7,9 @@ use super::VersionField;
 use crate::components::style::{DANGER_LINK, INPUT, LABEL, SECONDARY, SUMMARY};
 use crate::server_fns::EditKluster;
 
-/// "Add a node pool…": name, flavor (with vCPUs and RAM), zone, size, labels and taints (one
-/// a line) and the update policy (ticked as the API defaults it).
+/// "Add a node pool…": name, flavor (with vCPUs and RAM), zone, size, image and root disk
+/// (empty: the flavor's), labels and taints (one a line) and the update policy (ticked as
+/// the API defaults it).
 #[component]
 pub fn AddPoolForm(
     /// The page's edit action.
@@ -19,7 +20,13 @@ pub fn AddPoolForm(
     flavors: Vec<kluster::Flavor>,
     /// Availability zones to choose from.
     zones: Vec<String>,
+    /// Images to choose from (empty: the default only).
+    images: Vec<String>,
 ) -> impl IntoView {
+    let images = match images.is_empty() {
+        true => vec![kluster::defaults::IMAGE.to_string()],
+        false => images,
+    };
     view! {
         <details class="mt-3">
             <summary class=SUMMARY>"Add a node pool…"</summary>
@@ -42,6 +49,17 @@ pub fn AddPoolForm(
                     </select>
                 </label>
                 <label class=LABEL>"Nodes"<input name="edit[size]" type="number" min="0" max="127" value="1" class=INPUT/></label>
+                <label class=format!("col-span-2 {LABEL}")>"Image"
+                    <select name="edit[image]" class=INPUT>
+                        {images.into_iter().map(|i| {
+                            let selected = i == kluster::defaults::IMAGE;
+                            view! { <option value=i.clone() selected=selected>{i.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label class=LABEL>"Root disk (GB)"
+                    <input name="edit[root_disk]" type="number" min="64" max="1024" placeholder="flavor's" class=INPUT/>
+                </label>
                 <label class=format!("col-span-2 {LABEL}")>"Labels, one key=value a line"
                     <textarea name="edit[options][labels]" rows="2" spellcheck="false" class=format!("{INPUT} font-mono")></textarea>
                 </label>

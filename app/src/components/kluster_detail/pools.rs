@@ -43,6 +43,8 @@ pub fn PoolsSection(
     flavors: Vec<kluster::Flavor>,
     /// Zones for a new pool.
     zones: Vec<String>,
+    /// Images for a new pool (empty: the default only).
+    images: Vec<String>,
 ) -> impl IntoView {
     let headers = [
         "Pool",
@@ -76,7 +78,7 @@ pub fn PoolsSection(
             <ActionError error=action_error(scale) field="size"/>
             {admin.then(|| view! {
                 <p class=format!("mt-2 text-sm {MUTED}")>"To remove a pool, scale it to 0 first."</p>
-                <AddPoolForm action=edit kluster flavors zones/>
+                <AddPoolForm action=edit kluster flavors zones images/>
                 <ActionError error=action_error(edit)/>
             })}
         </section>

@@ -34,7 +34,7 @@ pub async fn edit_kluster(
         &rec.token,
         &name,
         version.as_deref(),
-        |spec| edit.apply(spec),
+        |spec| edit.clone().apply(spec),
     )
     .await;
     if let Err(e) = result {

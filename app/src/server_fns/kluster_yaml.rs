@@ -161,7 +161,7 @@ async fn apply(
     }
     let shown = Some(version).filter(|v| !v.is_empty());
     crate::ssr::controller::update_spec(&st.controller, token, name, shown, |spec| {
-        *spec = typed.spec;
+        *spec = typed.spec.clone();
         Ok(())
     })
     .await

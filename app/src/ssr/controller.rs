@@ -74,27 +74,43 @@ pub fn answer_error(status: u16, body: Option<kluster::ApiError>) -> AppError {
 /// `PUT` (the controller applies its update rules and answers violations per field). With
 /// `shown`, the resource version the user's page showed, the write goes through only while
 /// the kluster is still at it ([`AppError::Stale`] otherwise); without, the version just
-/// read guards the read-change-write against a change in between.
+/// read guards the read-change-write against a change in between, and a change in between
+/// (the reconcilers write the status too) is met by reading again, at most
+/// [`UNSHOWN_ATTEMPTS`] times.
 pub async fn update_spec(
     c: &ControllerClient,
     token: &keystone::TokenSecret,
     name: &str,
     shown: Option<&str>,
-    change: impl FnOnce(&mut kluster::KlusterSpec) -> Result<(), AppError>,
+    change: impl Fn(&mut kluster::KlusterSpec) -> Result<(), AppError>,
 ) -> Result<(), AppError> {
-    let mut k = c.get(token, name).await?;
-    let read = k.metadata.as_ref().map(|m| m.resource_version.clone());
-    let version = shown.filter(|v| !v.is_empty()).map(str::to_string).or(read);
-    change(&mut k.spec)?;
-    k.status = Default::default();
-    // An empty version: a Kubernikus that keeps none; the write is unconditional.
-    let version = match version.as_deref().filter(|v| !v.is_empty()) {
-        Some(v) => Some(if_match(v)?),
-        None => None,
-    };
-    c.update_if(token, &k, version.as_ref()).await?;
-    Ok(())
+    let shown = shown.filter(|v| !v.is_empty());
+    let mut attempt = 1;
+    loop {
+        let mut k = c.get(token, name).await?;
+        let read = k.metadata.as_ref().map(|m| m.resource_version.clone());
+        let version = shown.map(str::to_string).or(read);
+        change(&mut k.spec)?;
+        k.status = Default::default();
+        // An empty version: a Kubernikus that keeps none; the write is unconditional.
+        let version = match version.as_deref().filter(|v| !v.is_empty()) {
+            Some(v) => Some(if_match(v)?),
+            None => None,
+        };
+        match c
+            .update_if(token, &k, version.as_ref())
+            .await
+            .map_err(AppError::from)
+        {
+            Err(AppError::Stale) if shown.is_none() && attempt < UNSHOWN_ATTEMPTS => attempt += 1,
+            result => return result.map(|_| ()),
+        }
+    }
 }
+
+/// How often a change made without a shown version reads again after the kluster changed
+/// between its read and its write.
+pub const UNSHOWN_ATTEMPTS: u32 = 3;
 
 /// The resource version `v` for `If-Match` (digits only: what the controller hands out;
 /// anything else came from a tampered form).

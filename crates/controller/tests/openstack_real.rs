@@ -37,6 +37,15 @@ async fn a_kluster_provisions_scales_heals_and_leaves_nothing_in_real_nova() {
         env("IMAGE").unwrap_or("flatcar-stable".into()),
     );
     let name = format!("os{}", std::process::id() % 100_000);
+    // The metadata lists the real external network, the load balancers' floating choice.
+    let (status, meta) =
+        common::call(&app, "GET", "/api/v1/openstack/metadata", Some(&tok), None).await;
+    assert_eq!(status, 200, "{meta}");
+    let external: Vec<&str> = meta["externalNetworks"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|n| n["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(external.contains(&"FloatingIP-external"), "{meta}");
     // A flavor and a zone the real cloud does not have: 422 naming each field and the
     // cloud's own choices, nothing created.
     let bad = json!({"name": name, "spec": {"nodePools": [

@@ -70,7 +70,7 @@ pub async fn kubeconfig(args: &KubeconfigArgs, secret: &str) -> Result<String, S
     let status = resp.status();
     if !status.is_success() {
         let message = resp
-            .json::<kluster::ApiError>()
+            .json::<kluster::ErrorBody>()
             .await
             .map(|e| e.message)
             .unwrap_or_default();

@@ -101,7 +101,7 @@ pub enum StartError {
     /// The embedded controller could not start.
     #[cfg(feature = "embedded-controller")]
     #[error("embedded controller: {0}")]
-    Controller(#[from] controller::run::StartError),
+    Controller(#[from] controller::run::ControllerStartError),
     /// The listen address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

@@ -46,7 +46,7 @@ impl From<kubernikus_client::Error> for AppError {
 /// What the dashboard makes of an error answer (`status`, and its body when it is the API's
 /// error body): by status, typed reason and named fields; the message is only shown, never
 /// inspected. A real Kubernikus sends no reason or fields: its message is shown as it is.
-pub fn answer_error(status: u16, body: Option<kluster::ApiError>) -> AppError {
+pub fn answer_error(status: u16, body: Option<kluster::ErrorBody>) -> AppError {
     let body = body.unwrap_or_default();
     let fields = || {
         body.fields
@@ -126,10 +126,10 @@ fn if_match(v: &str) -> Result<kubernikus_client::Version, AppError> {
 mod tests {
     use super::answer_error;
     use crate::error::AppError;
-    use kluster::{ApiError, ErrorField, ErrorReason};
+    use kluster::{ErrorBody, ErrorField, ErrorReason};
 
-    fn body(code: i64, reason: Option<ErrorReason>, fields: &[(&str, &str)], m: &str) -> ApiError {
-        ApiError {
+    fn body(code: i64, reason: Option<ErrorReason>, fields: &[(&str, &str)], m: &str) -> ErrorBody {
+        ErrorBody {
             code,
             message: m.into(),
             reason,

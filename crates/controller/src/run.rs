@@ -109,8 +109,8 @@ async fn prune_events(
 
 /// Reads a sealing key (64 hex digits) from `path`, creating the file with a random key
 /// (mode 0600) when it does not exist ([`serving::seal::load_or_create_key`]).
-pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, StartError> {
-    serving::seal::load_or_create_key(path).map_err(|e| StartError::Key {
+pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, ControllerStartError> {
+    serving::seal::load_or_create_key(path).map_err(|e| ControllerStartError::Key {
         path: path.to_path_buf(),
         message: e.to_string(),
     })
@@ -118,7 +118,7 @@ pub fn load_or_create_key(path: &std::path::Path) -> Result<SealKey, StartError>
 
 /// Why the controller cannot start.
 #[derive(Debug, thiserror::Error)]
-pub enum StartError {
+pub enum ControllerStartError {
     /// Bad Keystone URL.
     #[error("keystone: {0}")]
     Keystone(#[from] keystone::Error),
@@ -183,11 +183,11 @@ pub struct Running {
 pub async fn start(
     config: ControllerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<Running, StartError> {
+) -> Result<Running, ControllerStartError> {
     let policy = match &config.policy_file {
         None => Policy::kubernikus(),
         Some(path) => {
-            let bad = |message: String| StartError::Policy {
+            let bad = |message: String| ControllerStartError::Policy {
                 path: path.clone(),
                 message,
             };
@@ -195,22 +195,25 @@ pub async fn start(
             Policy::from_json(&text).map_err(|e: PolicyError| bad(e.to_string()))?
         }
     };
-    let store = Store::connect(&config.database)
-        .await
-        .map_err(|source| StartError::Store {
-            db: config.database.to_string(),
-            source,
-        })?;
+    let store =
+        Store::connect(&config.database)
+            .await
+            .map_err(|source| ControllerStartError::Store {
+                db: config.database.to_string(),
+                source,
+            })?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
-        .map_err(|source| StartError::Bind {
+        .map_err(|source| ControllerStartError::Bind {
             addr: config.listen,
             source,
         })?;
-    let addr = listener.local_addr().map_err(|source| StartError::Bind {
-        addr: config.listen,
-        source,
-    })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ControllerStartError::Bind {
+            addr: config.listen,
+            source,
+        })?;
     let mut settings = config.settings.clone();
     settings.stuck_after = config.pace.timing.creation_timeout;
     if settings.public_url.is_empty() {
@@ -218,19 +221,20 @@ pub async fn start(
     }
     let keystone = keystone::Client::new(&config.keystone_url)?;
     let shutdown = Shutdown::new(shutdown);
-    let built = config
-        .cloud
-        .build(config.pace.sim, &store)
-        .map_err(|e| StartError::Cloud {
-            message: e.to_string(),
-        })?;
+    let built =
+        config
+            .cloud
+            .build(config.pace.sim, &store)
+            .map_err(|e| ControllerStartError::Cloud {
+                message: e.to_string(),
+            })?;
     let simulator = built.simulator;
     if let (Database::Sqlite(path), Some(simulator)) = (&config.database, &simulator) {
         // Older versions kept the simulated cloud in a side file next to the database.
         simulator
             .import_file(&path.with_extension("cloud.json"))
             .await
-            .map_err(|message| StartError::Cloud { message })?;
+            .map_err(|message| ControllerStartError::Cloud { message })?;
     }
     if !matches!(config.cloud, crate::cloud::choice::CloudChoice::Simulated) {
         tokio::spawn(crate::cloud::choice::check_at_start(built.cloud.clone()));

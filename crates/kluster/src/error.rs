@@ -9,7 +9,7 @@ use crate::validate::FieldError;
 
 /// The error body of every failed call.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApiError {
+pub struct ErrorBody {
     /// HTTP status code.
     pub code: i64,
     /// What went wrong, in words.
@@ -52,7 +52,7 @@ impl From<ErrorField> for FieldError {
     }
 }
 
-impl ApiError {
+impl ErrorBody {
     /// The message for field `path`, when the error names it.
     pub fn for_field(&self, path: &str) -> Option<&str> {
         self.fields
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn a_kubernikus_body_without_extensions_reads_and_extensions_are_skipped_when_empty() {
-        let plain: ApiError =
+        let plain: ErrorBody =
             serde_json::from_str(r#"{"code":409,"message":"cluster already exists"}"#).unwrap();
         assert_eq!(plain.reason, None);
         assert!(plain.fields.is_empty());
@@ -211,7 +211,7 @@ mod tests {
             serde_json::to_string(&plain).unwrap(),
             r#"{"code":409,"message":"cluster already exists"}"#
         );
-        let typed = ApiError {
+        let typed = ErrorBody {
             code: 409,
             message: "A kluster named \"a\" already exists".into(),
             reason: Some(ErrorReason::NameTaken),
@@ -224,7 +224,7 @@ mod tests {
         let json = serde_json::to_value(&typed).unwrap();
         assert_eq!(json["reason"], "NameTaken");
         assert_eq!(json["fields"][0]["path"], "name");
-        let back: ApiError = serde_json::from_value(json).unwrap();
+        let back: ErrorBody = serde_json::from_value(json).unwrap();
         assert_eq!(back, typed);
         assert!(back.is(&ErrorReason::NameTaken));
         assert_eq!(back.for_field("name"), Some(typed.message.as_str()));

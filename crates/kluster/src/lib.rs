@@ -26,7 +26,7 @@ pub mod summary;
 pub mod update;
 pub mod validate;
 
-pub use error::{ApiError, ErrorField, ErrorReason};
+pub use error::{ErrorBody, ErrorField, ErrorReason};
 pub use event::{EventDetail, EventReason, EventType};
 pub use metadata::KlusterMetadata;
 pub use model::*;

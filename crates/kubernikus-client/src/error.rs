@@ -1,5 +1,5 @@
 //! What a call can fail with; every error answer is mapped once, here, into the typed
-//! [`kluster::ApiError`].
+//! [`kluster::ErrorBody`].
 
 /// Most bytes of an error answer that are read.
 const MAX_ERROR_BODY: usize = 64 << 10;
@@ -14,11 +14,11 @@ pub enum Error {
     /// is not the API's error body keeps the status and has an empty message; `reason` is
     /// only what the answer said (a real Kubernikus says none).
     #[error("the Kubernikus API answered {}: {}", .0.code, .0.message)]
-    Api(kluster::ApiError),
+    Api(kluster::ErrorBody),
     /// The API answered 412 Precondition Failed: the resource changed since the version an
     /// `If-Match` named (its body, `code` 412). Nothing was changed.
     #[error("the resource changed since it was read: {}", .0.message)]
-    Stale(kluster::ApiError),
+    Stale(kluster::ErrorBody),
     /// The API does not offer this extension (a Kubernikus without it).
     #[error("this Kubernikus does not offer {0}")]
     NotOffered(&'static str),
@@ -37,7 +37,7 @@ impl Error {
     }
 
     /// The typed error body of an error answer.
-    pub fn api(&self) -> Option<&kluster::ApiError> {
+    pub fn api(&self) -> Option<&kluster::ErrorBody> {
         match self {
             Error::Api(e) | Error::Stale(e) => Some(e),
             _ => None,
@@ -61,8 +61,8 @@ pub(crate) async fn of_answer(resp: reqwest::Response) -> Error {
 }
 
 /// The typed error of an answer with `status` and `body`.
-pub fn of_body(status: u16, body: &[u8]) -> kluster::ApiError {
-    let mut e: kluster::ApiError = serde_json::from_slice(body).unwrap_or_default();
+pub fn of_body(status: u16, body: &[u8]) -> kluster::ErrorBody {
+    let mut e: kluster::ErrorBody = serde_json::from_slice(body).unwrap_or_default();
     e.code = i64::from(status);
     e
 }

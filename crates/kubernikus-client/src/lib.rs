@@ -1,6 +1,6 @@
 //! A typed client for the Kubernikus REST API: one async method per operation, with the
 //! caller's Keystone token; every error answer is mapped once into the typed
-//! [`kluster::ApiError`] ([`Error::Api`], [`Error::Stale`] for a failed `If-Match`). Works
+//! [`kluster::ErrorBody`] ([`Error::Api`], [`Error::Stale`] for a failed `If-Match`). Works
 //! against a real Kubernikus and against Mission Control's embedded controller, whose
 //! extensions (list query, termination protection, quota, project events, the event
 //! stream, audit, ops views) a Kubernikus answers with 404.

@@ -82,7 +82,7 @@ async fn calls_are_typed_and_errors_mapped_once() {
     let e = c.get(&t, "a").await.unwrap_err();
     assert_eq!(
         e,
-        Error::Api(kluster::ApiError {
+        Error::Api(kluster::ErrorBody {
             code: 502,
             ..Default::default()
         })

@@ -116,7 +116,7 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = kluster::ApiError {
+        let body = kluster::ErrorBody {
             code: i64::from(self.status.as_u16()),
             message: self.message,
             help_url: None,

@@ -45,10 +45,7 @@ pub fn form_from(k: &kluster::Kluster, name: String, versions: &[String]) -> Cop
     }
     let os = &s.openstack;
     // The form's "default" security group is the empty choice.
-    let group = match os.security_group_name.as_str() {
-        "default" => String::new(),
-        g => g.to_string(),
-    };
+    let group = crate::form_model::group_choice(&os.security_group_name).to_string();
     // The service range may be the same in every kluster: kept unless it is the default.
     let service_cidr = match s.service_cidr.as_str() {
         kluster::defaults::SERVICE_CIDR => String::new(),

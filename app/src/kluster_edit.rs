@@ -146,26 +146,15 @@ impl Edit {
             } => {
                 let i = spec.node_pools.len();
                 let at = |f: &str| format!("spec.nodePools[{i}].{f}");
-                let size = size.trim().parse::<i64>().map_err(|_| {
-                    invalid(
-                        at("size"),
-                        "The size is a whole number of nodes (0 to 127).".into(),
-                    )
-                })?;
+                let one = |e: kluster::FieldError| AppError::Invalid(vec![e]);
+                let size = crate::form_model::pool_size(i, &size).map_err(one)?;
                 let pool = pool.trim().to_string();
                 if spec.node_pools.iter().any(|p| p.name == pool) {
                     let m = format!("There is already a pool named {pool:?}.");
                     return Err(invalid(at("name"), m));
                 }
-                let custom_root_disk_size = match root_disk.trim() {
-                    "" => None,
-                    d => Some(d.parse::<i64>().map_err(|_| {
-                        invalid(
-                            at("customRootDiskSize"),
-                            "The root disk is a whole number of GB (64 to 1024), or empty for the flavor's own disk.".into(),
-                        )
-                    })?),
-                };
+                let custom_root_disk_size =
+                    crate::form_model::root_disk(i, &root_disk).map_err(one)?;
                 let image = match image.trim() {
                     "" => kluster::defaults::IMAGE.to_string(),
                     i => i.to_string(),
@@ -203,10 +192,7 @@ impl Edit {
                 spec.ssh_public_key = ssh_public_key.trim().to_string();
                 // The form's empty choice is `default`: naming it is no change.
                 let group = security_group.trim();
-                let now = match spec.openstack.security_group_name.as_str() {
-                    "default" => "",
-                    g => g,
-                };
+                let now = crate::form_model::group_choice(&spec.openstack.security_group_name);
                 if group != now {
                     spec.openstack.security_group_name = group.to_string();
                 }

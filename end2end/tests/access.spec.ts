@@ -5,26 +5,12 @@
 // changed. Real server, real Keystone, embedded controller (simulated cloud: groups
 // default and web, external network public).
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique } from "./support";
+import { signIn, unique, scriptHeaders, removeKluster, apiKluster, createEmptyKluster } from "./support";
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBaQ0ix8Z3cQ1C2FAkRVkC7Tt5LjlZpNNqKWKqqeE6eB e2e@access";
 
-/** JSON headers for calling the app's server functions as a script would. */
-const headers = () => {
-  const base = test.info().project.use.baseURL!;
-  return { Origin: new URL(base).origin, Accept: "application/json" };
-};
-
 /** The kluster's spec as the app's server reads it from the controller API. */
-async function apiSpec(page: Page, name: string) {
-  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: headers() });
-  expect(res.status(), await res.text()).toBe(200);
-  return (await res.json()).kluster.spec;
-}
-
-async function remove(page: Page, name: string) {
-  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: headers() });
-}
+const apiSpec = async (page: Page, name: string) => (await apiKluster(page, name)).spec;
 
 /** The value the Specification card shows for `label`. */
 const fact = (page: Page, label: string) =>
@@ -68,7 +54,7 @@ test("floating network and audit at create; key, group and audit changed later",
     expect([spec.sshPublicKey, spec.openstack.securityGroupName ?? "", spec.audit ?? null]).toEqual([KEY, "", null]);
     await expect(card.getByText("Nodes created after a change get the new SSH key and security group.")).toBeVisible();
   } finally {
-    await remove(page, kname);
+    await removeKluster(page, kname);
   }
 });
 
@@ -78,17 +64,7 @@ test.describe("without JavaScript", () => {
   test("the access form posts plainly; a group the project lacks is refused in words", async ({ page }) => {
     await signIn(page, "alice", { js: false });
     const kname = unique("accnj");
-    const res = await page.request.post("/api/create_kluster", {
-      headers: headers(),
-      form: {
-        "form[name]": kname,
-        "form[pools][0][name]": "pool",
-        "form[pools][0][flavor]": "m1.small",
-        "form[pools][0][availability_zone]": "az-a",
-        "form[pools][0][size]": "0",
-      },
-    });
-    expect(res.status(), await res.text()).toBeLessThan(400);
+    await createEmptyKluster(page, kname);
     try {
       await page.goto(`/klusters/${kname}`);
       const card = page.locator("[data-access]");
@@ -102,7 +78,7 @@ test.describe("without JavaScript", () => {
 
       // A group that is not the project's (as a stale page or a script would post it).
       const refused = await page.request.post("/api/edit_kluster", {
-        headers: headers(),
+        headers: scriptHeaders(),
         form: {
           name: kname,
           "edit[op]": "set_access",
@@ -117,7 +93,7 @@ test.describe("without JavaScript", () => {
       const spec = await apiSpec(page, kname);
       expect([spec.openstack.securityGroupName, spec.audit]).toEqual(["web", "stdout"]);
     } finally {
-      await remove(page, kname);
+      await removeKluster(page, kname);
     }
   });
 });

@@ -4,29 +4,12 @@
 // pod range of its own. A source that does not exist leaves the form empty with a sentence;
 // with and without JavaScript. Real server, real Keystone, embedded controller.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique } from "./support";
-
-/** JSON headers for calling the app's server functions as a script would. */
-const headers = () => {
-  const base = test.info().project.use.baseURL!;
-  return { Origin: new URL(base).origin, Accept: "application/json" };
-};
-
-/** The kluster as the app's server reads it from the controller API. */
-async function apiKluster(page: Page, name: string) {
-  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: headers() });
-  expect(res.status(), await res.text()).toBe(200);
-  return (await res.json()).kluster;
-}
-
-async function remove(page: Page, name: string) {
-  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: headers() });
-}
+import { signIn, unique, scriptHeaders, removeKluster, apiKluster } from "./support";
 
 /** Creates the source through the create form's server function: two pools with settings. */
 async function createSource(page: Page, name: string) {
   const res = await page.request.post("/api/create_kluster", {
-    headers: headers(),
+    headers: scriptHeaders(),
     form: {
       "form[name]": name,
       "form[ssh_public_key]": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDupl e2e@test",
@@ -80,8 +63,8 @@ test("duplicate creates a second kluster with the same pools and another pod ran
     expect(b.spec.clusterCIDR).toBeTruthy();
     expect(b.spec.clusterCIDR).not.toBe(a.spec.clusterCIDR);
   } finally {
-    await remove(page, copy);
-    await remove(page, source);
+    await removeKluster(page, copy);
+    await removeKluster(page, source);
   }
 });
 
@@ -109,8 +92,8 @@ test.describe("without JavaScript", () => {
       expect(b.spec.nodePools).toEqual(a.spec.nodePools);
       expect(b.spec.clusterCIDR).not.toBe(a.spec.clusterCIDR);
     } finally {
-      await remove(page, copy);
-      await remove(page, source);
+      await removeKluster(page, copy);
+      await removeKluster(page, source);
     }
   });
 });

@@ -5,25 +5,15 @@
 // own image and disk. Real server, real Keystone,
 // embedded controller.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique } from "./support";
+import { signIn, unique, scriptHeaders, removeKluster } from "./support";
 
 const RULE = "A custom root disk has 64 to 1024 GB.";
 
-/** JSON headers for calling the app's server functions as a script would. */
-const headers = () => {
-  const base = test.info().project.use.baseURL!;
-  return { Origin: new URL(base).origin, Accept: "application/json" };
-};
-
 /** The kluster's first pool as the app's server reads it from the controller API. */
 async function apiPool(page: Page, name: string) {
-  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: headers() });
+  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: scriptHeaders() });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).kluster.spec.nodePools[0];
-}
-
-async function remove(page: Page, name: string) {
-  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: headers() });
 }
 
 test("image and root disk are chosen at create, checked, and shown as fixed", async ({ page }) => {
@@ -67,7 +57,7 @@ test("image and root disk are chosen at create, checked, and shown as fixed", as
     await expect(later.locator('[data-field="image"]')).toHaveText("ubuntu-24.04-amd64");
     await expect(later.locator('[data-field="root-disk"]')).toHaveText("200 GB");
   } finally {
-    await remove(page, kname);
+    await removeKluster(page, kname);
   }
 });
 
@@ -95,7 +85,7 @@ test.describe("without JavaScript", () => {
     try {
       await expect(page.locator('[data-pool-options="pool"] [data-field="root-disk"]')).toHaveText("64 GB");
     } finally {
-      await remove(page, kname);
+      await removeKluster(page, kname);
     }
   });
 });

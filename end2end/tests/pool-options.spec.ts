@@ -3,26 +3,16 @@
 // taint the API refuses named by its field with what was typed kept; with and without
 // JavaScript. Real server, real Keystone, embedded controller with 2-second phases.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique } from "./support";
+import { signIn, unique, scriptHeaders, removeKluster } from "./support";
 
 const RULE = "A change reaches nodes created after it.";
 
-/** JSON headers for calling the app's server functions as a script would. */
-const headers = () => {
-  const base = test.info().project.use.baseURL!;
-  return { Origin: new URL(base).origin, Accept: "application/json" };
-};
-
 /** The kluster's first pool as the app's server reads it from the controller API. */
 async function apiPool(page: Page, name: string) {
-  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: headers() });
+  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: scriptHeaders() });
   expect(res.status(), await res.text()).toBe(200);
   const pool = (await res.json()).kluster.spec.nodePools[0];
   return { labels: pool.labels ?? [], taints: pool.taints ?? [], config: pool.config };
-}
-
-async function remove(page: Page, name: string) {
-  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: headers() });
 }
 
 test("labels, a taint and the update policy round-trip from the create form to the page and the API", async ({ page }) => {
@@ -104,7 +94,7 @@ test("labels, a taint and the update policy round-trip from the create form to t
         "edit[options][taints]": "dedicated=gpu:Sometimes",
         "edit[options][allow_reboot]": "on",
       },
-      headers: headers(),
+      headers: scriptHeaders(),
     });
     expect(res.status()).toBe(422);
     const api = await res.json();
@@ -112,7 +102,7 @@ test("labels, a taint and the update policy round-trip from the create form to t
     expect(field.message).toBe(browserMessage);
     expect((await apiPool(page, kname)).taints).toEqual(["dedicated=gpu:NoSchedule"]);
   } finally {
-    await remove(page, kname);
+    await removeKluster(page, kname);
   }
 });
 
@@ -120,7 +110,7 @@ test("a pool added later gets the update policy chosen", async ({ page }) => {
   await signIn(page, "alice");
   const kname = unique("addp");
   const created = await page.request.post("/api/create_kluster", {
-    headers: headers(),
+    headers: scriptHeaders(),
     form: {
       "form[name]": kname,
       "form[pools][0][name]": "pool",
@@ -132,7 +122,7 @@ test("a pool added later gets the update policy chosen", async ({ page }) => {
   expect(created.status(), await created.text()).toBeLessThan(400);
   try {
     const res = await page.request.post("/api/edit_kluster", {
-      headers: headers(),
+      headers: scriptHeaders(),
       form: {
         name: kname,
         "edit[op]": "add_pool",
@@ -151,7 +141,7 @@ test("a pool added later gets the update policy chosen", async ({ page }) => {
     await expect(box.locator('[data-field="allow-reboot"]')).toHaveText("not allowed");
     await expect(box.locator('[data-field="allow-replace"]')).toHaveText("allowed");
   } finally {
-    await remove(page, kname);
+    await removeKluster(page, kname);
   }
 });
 
@@ -187,7 +177,7 @@ test.describe("without JavaScript", () => {
       await expect(box.locator('[data-field="labels"]')).toContainText("zone=b");
       await expect(box.locator('[data-field="taints"]')).toHaveText("dedicated=gpu:NoSchedule");
     } finally {
-      await remove(page, kname);
+      await removeKluster(page, kname);
     }
   });
 });

@@ -1,5 +1,6 @@
-// What several specs share: signing in through the login form, and fresh names.
-import { expect, type Page } from "@playwright/test";
+// What several specs share: signing in through the login form, fresh names, and calling the
+// app's server functions as a script would.
+import { expect, test, type Page } from "@playwright/test";
 
 /** How to sign in; the defaults are the demo's (password `<user>-secret`, domain and project demo). */
 export type SignInOptions = {
@@ -29,3 +30,36 @@ export const adminPassword = () => process.env.KS_ADMIN_PASSWORD ?? "admin-secre
 
 /** A name no earlier run used: `prefix-` and five base-36 digits of the clock. */
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36).slice(-5)}`;
+
+/** Headers for calling the app's server functions as a script would (JSON answers). */
+export const scriptHeaders = () => {
+  const base = test.info().project.use.baseURL!;
+  return { Origin: new URL(base).origin, Accept: "application/json" };
+};
+
+/** The kluster as the app's server reads it from the controller API. */
+export async function apiKluster(page: Page, name: string) {
+  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: scriptHeaders() });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()).kluster;
+}
+
+/** Creates kluster `name` with one empty pool (no nodes: no quota used). */
+export async function createEmptyKluster(page: Page, name: string) {
+  const res = await page.request.post("/api/create_kluster", {
+    headers: scriptHeaders(),
+    form: {
+      "form[name]": name,
+      "form[pools][0][name]": "pool",
+      "form[pools][0][flavor]": "m1.small",
+      "form[pools][0][availability_zone]": "az-a",
+      "form[pools][0][size]": "0",
+    },
+  });
+  expect(res.status(), await res.text()).toBeLessThan(400);
+}
+
+/** Deletes kluster `name` (cleanup; its answer is not checked). */
+export async function removeKluster(page: Page, name: string) {
+  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: scriptHeaders() });
+}

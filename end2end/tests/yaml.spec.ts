@@ -4,37 +4,7 @@
 // after someone else changed the kluster refused (412) with nothing applied. With and
 // without JavaScript. Real server, real Keystone, embedded controller.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique } from "./support";
-
-/** JSON headers for calling the app's server functions as a script would. */
-const headers = () => {
-  const base = test.info().project.use.baseURL!;
-  return { Origin: new URL(base).origin, Accept: "application/json" };
-};
-
-async function apiKluster(page: Page, name: string) {
-  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: headers() });
-  expect(res.status(), await res.text()).toBe(200);
-  return (await res.json()).kluster;
-}
-
-async function create(page: Page, name: string) {
-  const res = await page.request.post("/api/create_kluster", {
-    headers: headers(),
-    form: {
-      "form[name]": name,
-      "form[pools][0][name]": "pool",
-      "form[pools][0][flavor]": "m1.small",
-      "form[pools][0][availability_zone]": "az-a",
-      "form[pools][0][size]": "0",
-    },
-  });
-  expect(res.status(), await res.text()).toBeLessThan(400);
-}
-
-async function remove(page: Page, name: string) {
-  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: headers() });
-}
+import { signIn, unique, scriptHeaders, removeKluster, apiKluster, createEmptyKluster } from "./support";
 
 const editor = (page: Page) => page.locator("#yaml-edit");
 
@@ -42,7 +12,7 @@ test("an edit is previewed field by field, applied, and a stale one is refused",
   test.setTimeout(90_000);
   await signIn(page, "alice");
   const kname = unique("yaml");
-  await create(page, kname);
+  await createEmptyKluster(page, kname);
   try {
     await page.goto(`/klusters/${kname}`);
     await page.getByRole("link", { name: "YAML" }).click();
@@ -85,7 +55,7 @@ test("an edit is previewed field by field, applied, and a stale one is refused",
     await page.getByRole("button", { name: "Preview changes" }).click();
     await expect(page.locator("#yaml-changes")).toContainText("spec.nodePools[0].labels[0]");
     const scaled = await page.request.post("/api/scale_pool", {
-      headers: headers(),
+      headers: scriptHeaders(),
       form: { name: kname, pool: "pool", size: "0" },
     });
     expect(scaled.status(), await scaled.text()).toBe(200);
@@ -95,7 +65,7 @@ test("an edit is previewed field by field, applied, and a stale one is refused",
     k = await apiKluster(page, kname);
     expect([k.spec.nodePools[0].size, k.spec.nodePools[0].labels]).toEqual([0, ["team=yaml"]]);
   } finally {
-    await remove(page, kname);
+    await removeKluster(page, kname);
   }
 });
 
@@ -105,7 +75,7 @@ test.describe("without JavaScript", () => {
   test("preview and apply post as plain forms; bad YAML comes back with the text", async ({ page }) => {
     await signIn(page, "alice", { js: false });
     const kname = unique("yamlnj");
-    await create(page, kname);
+    await createEmptyKluster(page, kname);
     try {
       await page.goto(`/klusters/${kname}/yaml`);
       const text = await editor(page).inputValue();
@@ -122,7 +92,7 @@ test.describe("without JavaScript", () => {
       await expect(page).toHaveURL(new RegExp(`/klusters/${kname}$`));
       expect((await apiKluster(page, kname)).spec.nodePools[0].size).toBe(2);
     } finally {
-      await remove(page, kname);
+      await removeKluster(page, kname);
     }
   });
 });

@@ -1,8 +1,10 @@
 //! Reusable pieces of the UI: the signed-in frame and header, the kluster list (`kluster_list`, its rows and
 //! controls), the live
 //! feed, the create form (`create_form/`), the parts of a kluster's page
-//! (`kluster_detail/`), the one error alert and form-failure path, and the style constants.
+//! (`kluster_detail/`), the copy button, the one error alert and form-failure path, and the
+//! style constants.
 
+pub mod copy_button;
 pub mod create_form;
 pub mod error_alert;
 pub mod form_failure;

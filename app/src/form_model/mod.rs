@@ -121,29 +121,14 @@ impl KlusterForm {
         s.openstack.lb_floating_network_id = self.lb_floating_network_id.trim().to_string();
         s.audit = audit(&self.audit);
         for (i, p) in self.pools.iter().enumerate() {
-            let size = match p.size.trim().parse::<i64>() {
-                Ok(n) => n,
-                Err(_) => {
-                    errors.0.push(kluster::FieldError {
-                        field: format!("spec.nodePools[{i}].size"),
-                        message: "The size is a whole number of nodes (0 to 127).".into(),
-                    });
-                    0
-                }
-            };
-            let root_disk = match p.root_disk.trim() {
-                "" => None,
-                d => match d.parse::<i64>() {
-                    Ok(n) => Some(n),
-                    Err(_) => {
-                        errors.0.push(kluster::FieldError {
-                            field: format!("spec.nodePools[{i}].customRootDiskSize"),
-                            message: "The root disk is a whole number of GB (64 to 1024), or empty for the flavor's own disk.".into(),
-                        });
-                        None
-                    }
-                },
-            };
+            let size = pool_size(i, &p.size).unwrap_or_else(|e| {
+                errors.0.push(e);
+                0
+            });
+            let root_disk = root_disk(i, &p.root_disk).unwrap_or_else(|e| {
+                errors.0.push(e);
+                None
+            });
             s.node_pools.push(kluster::NodePool {
                 name: p.name.trim().to_string(),
                 size,
@@ -251,6 +236,34 @@ fn gib(u: kluster::Usage) -> kluster::Usage {
     kluster::Usage {
         limit: u.limit / 1024,
         used: (u.used + 1023) / 1024,
+    }
+}
+
+/// A pool's size as typed (`spec.nodePools[i].size`): a whole number, else why not.
+pub fn pool_size(i: usize, typed: &str) -> Result<i64, kluster::FieldError> {
+    typed.trim().parse().map_err(|_| kluster::FieldError {
+        field: format!("spec.nodePools[{i}].size"),
+        message: "The size is a whole number of nodes (0 to 127).".into(),
+    })
+}
+
+/// A pool's root disk as typed (`spec.nodePools[i].customRootDiskSize`): empty is the
+/// flavor's own disk, else a whole number of GB, else why not.
+pub fn root_disk(i: usize, typed: &str) -> Result<Option<i64>, kluster::FieldError> {
+    match typed.trim() {
+        "" => Ok(None),
+        d => d.parse().map(Some).map_err(|_| kluster::FieldError {
+            field: format!("spec.nodePools[{i}].customRootDiskSize"),
+            message: "The root disk is a whole number of GB (64 to 1024), or empty for the flavor's own disk.".into(),
+        }),
+    }
+}
+
+/// The security group as a form's picker chooses it: `default` is the empty choice.
+pub fn group_choice(name: &str) -> &str {
+    match name {
+        "default" => "",
+        g => g,
     }
 }
 

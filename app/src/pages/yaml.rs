@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
+use crate::components::copy_button::CopyButton;
 use crate::components::error_alert::ErrorAlert;
 use crate::components::form_failure::{action_error, failure_text};
 use crate::components::signed_in::SignedIn;
@@ -79,24 +80,12 @@ fn Views(y: KlusterYaml, edit: ServerAction<EditKlusterYaml>) -> impl IntoView {
 /// The whole kluster (`#kluster-yaml`) with "Copy" (the clipboard, with JavaScript).
 #[component]
 fn ReadOnly(text: String) -> impl IntoView {
-    let copied = RwSignal::new(false);
     let for_copy = text.clone();
-    let copy = move |_| {
-        #[cfg(feature = "hydrate")]
-        if let Some(w) = web_sys::window() {
-            let _ = w.navigator().clipboard().write_text(&for_copy);
-            copied.set(true);
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = &for_copy;
-    };
     view! {
         <section aria-labelledby="yaml-h" class=SECTION>
             <div class="flex items-center justify-between gap-2">
                 <h2 id="yaml-h" class=H2>"As the API returns it"</h2>
-                <button type="button" class=SECONDARY on:click=copy>
-                    {move || if copied.get() { "Copied" } else { "Copy" }}
-                </button>
+                <CopyButton text=for_copy/>
             </div>
             <pre id="kluster-yaml" tabindex="0" class="mt-2 max-h-96 overflow-auto rounded bg-slate-100 p-3 text-xs focus:outline-2 focus:outline-sky-600 dark:bg-slate-800">{text}</pre>
         </section>

@@ -40,10 +40,7 @@ pub fn AccessSection(
             .iter()
             .find_map(|f| e.for_field(f).map(|m| format!("{f}: {m}")))
     };
-    let current = match spec.openstack.security_group_name.as_str() {
-        "default" => String::new(),
-        g => g.to_string(),
-    };
+    let current = crate::form_model::group_choice(&spec.openstack.security_group_name).to_string();
     // The current group stays choosable even when the cloud no longer lists it.
     let mut choices: Vec<String> = groups.into_iter().filter(|g| g != "default").collect();
     if !current.is_empty() && !choices.contains(&current) {

@@ -2,7 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::components::style::{H2, LINK, SECONDARY, SECTION};
+use crate::components::copy_button::CopyButton;
+use crate::components::style::{H2, LINK, SECTION};
 
 /// The setup command (`#setup-command`) and "Copy" (the clipboard, with JavaScript); says
 /// so when the controller has no command right now.
@@ -24,30 +25,16 @@ pub fn SetupCommand(
             view! { <p class="mt-2 text-sm">{format!("Download {}:", b.name)}{links}</p> }
         })
         .collect_view();
-    let copied = RwSignal::new(false);
     let body = if command.is_empty() {
         view! { <p class="mt-2 text-sm">"The setup command is not available right now."</p> }
             .into_any()
     } else {
         let text = command.clone();
-        let copy = move |_| {
-            #[cfg(feature = "hydrate")]
-            {
-                if let Some(w) = web_sys::window() {
-                    let _ = w.navigator().clipboard().write_text(&text);
-                    copied.set(true);
-                }
-            }
-            #[cfg(not(feature = "hydrate"))]
-            let _ = &text;
-        };
         view! {
             <div class="mt-2 flex items-start gap-2">
                 // Focusable: a long command scrolls sideways, also from the keyboard.
                 <pre id="setup-command" tabindex="0" class="min-w-0 flex-1 overflow-x-auto rounded bg-slate-100 p-3 text-xs focus:outline-2 focus:outline-sky-600 dark:bg-slate-800">{command}</pre>
-                <button type="button" class=SECONDARY on:click=copy>
-                    {move || if copied.get() { "Copied" } else { "Copy" }}
-                </button>
+                <CopyButton text/>
             </div>
         }
         .into_any()

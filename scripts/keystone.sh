@@ -10,6 +10,10 @@
 #   env     print the demo env file (ids, users, passwords)
 #   purge   stop and delete the state dir
 #   install install the venv only (used by scripts/setup)
+#   kubernikus REGION=URL...  list these Kubernikus APIs in the catalog (service type
+#           kubernikus, public interface, one per region; regions made when missing), in
+#           place of the ones listed before: how a dashboard with controller_url = "catalog"
+#           finds them
 #
 # Tunables (env):
 #   KS_PORT (5000)            port on 127.0.0.1
@@ -229,6 +233,43 @@ os.chmod(env_file, 0o600)  # it holds passwords and a credential secret
 EOF
 }
 
+register_kubernikus() {
+  running || { say "not running: start it first"; exit 1; }
+  KS_URL="$URL" KS_ADMIN_PASSWORD="$KS_ADMIN_PASSWORD" "$PY" - "$@" <<'EOF'
+import json, os, sys, urllib.request, urllib.error
+B = os.environ["KS_URL"]
+def req(m, p, body=None, tok=None):
+    h = {"Content-Type": "application/json"}
+    if tok: h["X-Auth-Token"] = tok
+    r = urllib.request.Request(B + p, data=json.dumps(body).encode() if body is not None else None, method=m, headers=h)
+    try:
+        with urllib.request.urlopen(r) as resp:
+            raw = resp.read(); return resp.status, resp.headers, json.loads(raw) if raw else {}
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, {"error": e.read().decode()}
+wanted = dict(a.split("=", 1) for a in sys.argv[1:])
+a = {"identity": {"methods": ["password"], "password": {"user": {"name": "admin", "domain": {"name": "Default"},
+     "password": os.environ["KS_ADMIN_PASSWORD"]}}}, "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}
+s, h, b = req("POST", "/auth/tokens?nocatalog", {"auth": a}); assert s == 201, (s, b)
+T = h["X-Subject-Token"]
+for region in wanted:
+    if req("GET", f"/regions/{region}", tok=T)[0] == 404:
+        s, _, b = req("POST", "/regions", {"region": {"id": region}}, tok=T); assert s == 201, (s, b)
+svcs = req("GET", "/services?type=kubernikus", tok=T)[2]["services"]
+if svcs:
+    sid = svcs[0]["id"]
+else:
+    s, _, b = req("POST", "/services", {"service": {"type": "kubernikus", "name": "kubernikus"}}, tok=T)
+    assert s == 201, (s, b); sid = b["service"]["id"]
+for e in req("GET", f"/endpoints?service_id={sid}", tok=T)[2]["endpoints"]:
+    s, _, b = req("DELETE", f"/endpoints/{e['id']}", tok=T); assert s == 204, (s, b)
+for region, url in wanted.items():
+    s, _, b = req("POST", "/endpoints", {"endpoint": {"service_id": sid, "interface": "public",
+                  "region_id": region, "url": url}}, tok=T); assert s == 201, (s, b)
+print(f"kubernikus endpoints: {wanted}")
+EOF
+}
+
 stop_server() {
   if ! running; then rm -f "$PIDFILE"; return; fi
   local pid; pid=$(cat "$PIDFILE")
@@ -249,9 +290,10 @@ case "${1:-}" in
     fi
     say "ready at $URL (pid $(cat "$PIDFILE"), token lifetime ${KS_TOKEN_EXPIRATION}s)" ;;
   install) install_venv ;;
+  kubernikus) shift; register_kubernikus "$@" ;;
   stop)   stop_server ;;
   status) running && echo "running pid $(cat "$PIDFILE") $URL" || { echo "stopped"; exit 1; } ;;
   env)    cat "$DATA/demo.env" ;;
   purge)  stop_server; rm -rf "$KS_HOME" ;;
-  *) echo "usage: $0 start|stop|status|env|purge|install" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|env|purge|install|kubernikus REGION=URL..." >&2; exit 2 ;;
 esac

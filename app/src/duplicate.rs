@@ -43,9 +43,6 @@ pub fn form_from(k: &kluster::Kluster, name: String, versions: &[String]) -> Cop
     if name.is_empty() {
         notice.push_str(" Choose a name for the new kluster.");
     }
-    let os = &s.openstack;
-    // The form's "default" security group is the empty choice.
-    let group = crate::form_model::group_choice(&os.security_group_name).to_string();
     // The service range may be the same in every kluster: kept unless it is the default.
     let service_cidr = match s.service_cidr.as_str() {
         kluster::defaults::SERVICE_CIDR => String::new(),
@@ -54,21 +51,36 @@ pub fn form_from(k: &kluster::Kluster, name: String, versions: &[String]) -> Cop
     let form = KlusterForm {
         name,
         version,
+        service_cidr,
+        cluster_cidr: String::new(),
+        ..exact_form(k)
+    };
+    Copied {
+        form: Some(form),
+        notice,
+    }
+}
+
+/// The create form holding `k` as it is (name, version and ranges included): what the
+/// YAML at create turns back into when the user returns to the form.
+pub fn exact_form(k: &kluster::Kluster) -> KlusterForm {
+    let s = &k.spec;
+    let os = &s.openstack;
+    KlusterForm {
+        name: k.name.clone(),
+        version: s.version.clone(),
         pools: s.node_pools.iter().map(pool_form).collect(),
         ssh_public_key: s.ssh_public_key.clone(),
         key_pair: String::new(),
         router_id: os.router_id.clone(),
         network_id: os.network_id.clone(),
         lb_subnet_id: os.lb_subnet_id.clone(),
-        security_group_name: group,
+        // The form's "default" security group is the empty choice.
+        security_group_name: crate::form_model::group_choice(&os.security_group_name).to_string(),
         lb_floating_network_id: os.lb_floating_network_id.clone(),
         audit: s.audit.clone().unwrap_or_default(),
-        service_cidr,
-        cluster_cidr: String::new(),
-    };
-    Copied {
-        form: Some(form),
-        notice,
+        service_cidr: s.service_cidr.clone(),
+        cluster_cidr: s.cluster_cidr.clone().unwrap_or_default(),
     }
 }
 

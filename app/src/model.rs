@@ -24,6 +24,12 @@ pub struct SessionInfo {
     pub granted: Vec<Permission>,
     /// When the session ends at the latest (RFC 3339, UTC).
     pub expires_at: String,
+    /// The region the session works in, with regions from the catalog.
+    #[serde(default)]
+    pub region: Option<String>,
+    /// The regions with a Kubernikus API in the session's catalog (empty without them).
+    #[serde(default)]
+    pub regions: Vec<String>,
 }
 
 impl SessionInfo {
@@ -69,6 +75,15 @@ pub struct KlusterDetail {
     pub security_groups: Vec<String>,
     /// What a rejected plain post of a pool's settings left: what was typed and why.
     pub edit_flash: Option<crate::kluster_edit::PoolFlash>,
+}
+
+/// The YAML editor at create (`/klusters/new?yaml=1`): the text, and why it was refused.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CreateYaml {
+    /// The kluster's name and spec as YAML, as last typed.
+    pub text: String,
+    /// Why the last post of it was refused, if it was.
+    pub error: Option<crate::error::AppError>,
 }
 
 /// The kluster as YAML, for `/klusters/:name/yaml`.

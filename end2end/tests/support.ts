@@ -31,15 +31,18 @@ export const adminPassword = () => process.env.KS_ADMIN_PASSWORD ?? "admin-secre
 /** A name no earlier run used: `prefix-` and five base-36 digits of the clock. */
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36).slice(-5)}`;
 
-/** Headers for calling the app's server functions as a script would (JSON answers). */
-export const scriptHeaders = () => {
-  const base = test.info().project.use.baseURL!;
+/** Headers for calling the app's server functions as a script would (JSON answers): the
+ * origin of the site `page` shows (a spec may use another server than the project's), else
+ * the project's. */
+export const scriptHeaders = (page?: Page) => {
+  const shown = page?.url() ?? "";
+  const base = shown.startsWith("http") ? shown : test.info().project.use.baseURL!;
   return { Origin: new URL(base).origin, Accept: "application/json" };
 };
 
 /** The kluster as the app's server reads it from the controller API. */
 export async function apiKluster(page: Page, name: string) {
-  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: scriptHeaders() });
+  const res = await page.request.post("/api/get_kluster_detail", { form: { name }, headers: scriptHeaders(page) });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).kluster;
 }
@@ -47,7 +50,7 @@ export async function apiKluster(page: Page, name: string) {
 /** Creates kluster `name` with one empty pool (no nodes: no quota used). */
 export async function createEmptyKluster(page: Page, name: string) {
   const res = await page.request.post("/api/create_kluster", {
-    headers: scriptHeaders(),
+    headers: scriptHeaders(page),
     form: {
       "form[name]": name,
       "form[pools][0][name]": "pool",
@@ -61,5 +64,5 @@ export async function createEmptyKluster(page: Page, name: string) {
 
 /** Deletes kluster `name` (cleanup; its answer is not checked). */
 export async function removeKluster(page: Page, name: string) {
-  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: scriptHeaders() });
+  await page.request.post("/api/delete_kluster", { form: { name, confirm: name }, headers: scriptHeaders(page) });
 }

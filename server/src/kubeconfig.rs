@@ -39,7 +39,11 @@ pub async fn download(
     if kluster::validate::kluster_name(&name).is_err() {
         return (StatusCode::NOT_FOUND, "No such kluster.").into_response();
     }
-    let creds = match st.controller.credentials(&rec.token, &name).await {
+    let controller = match st.controller_for(&rec) {
+        Ok(c) => c,
+        Err(e) => return error(e),
+    };
+    let creds = match controller.credentials(&rec.token, &name).await {
         Ok(c) => c,
         Err(e) => return error(e.into()),
     };

@@ -16,6 +16,7 @@ pub mod kubeconfig_cli;
 pub mod live;
 pub mod metrics;
 pub mod postgres;
+pub mod regions;
 pub mod request_id;
 pub mod session_cache;
 pub mod sessions;
@@ -144,7 +145,14 @@ pub async fn start(
     let shutdown = serving::shutdown::Shutdown::new(shutdown);
     // The embedded controller answers the dashboard's calls in-process (its listener stays
     // for health checks, tools and other replicas).
-    let remote = config.controller_url.trim_end_matches('/').to_string();
+    // With regions from the catalog, each session's region names its controller; the base
+    // client's URL is only a name in logs and is never called.
+    let regional =
+        (config.controller_url == config::CATALOG).then(|| config.controller_interface.clone());
+    let remote = match regional {
+        Some(_) => "http://catalog.invalid".to_string(),
+        None => config.controller_url.trim_end_matches('/').to_string(),
+    };
     #[cfg(feature = "embedded-controller")]
     let (controller_url, in_process) = match &config.embedded {
         Some(embedded) => {
@@ -161,7 +169,8 @@ pub async fn start(
         controller = controller.with_local(Arc::new(local));
     }
     let ready = Arc::new(Readiness::default());
-    health::watch_dependencies(&keystone, &controller_url, &ready)?;
+    let watched = regional.is_none().then_some(controller_url.as_str());
+    health::watch_dependencies(&keystone, watched, &ready)?;
     let (sessions, limiter, session_count) = stores::open(&config, &ready).await?;
     let state = AppState::new(
         app::ssr::AppShared {
@@ -172,11 +181,12 @@ pub async fn start(
             token_checks: Default::default(),
             project_lists: Default::default(),
             clock: config.clock.clone(),
+            regional,
         },
         controller.with_observer(metrics.controller_observer()),
     );
-    let hub = live::hub(
-        state.controller.clone(),
+    let hub = live::Hubs::new(
+        state.base_controller().clone(),
         config.live_streams_per_user,
         config.live_poll,
         shutdown.clone(),
@@ -241,7 +251,7 @@ pub fn router<S: SessionStore + Clone>(
     config: &Config,
     app_state: AppState,
     ready: Arc<Readiness>,
-    hub: Arc<live::Hub>,
+    hub: Arc<live::Hubs>,
     store: S,
 ) -> Router {
     // The build's hashed asset names, when the site has them (see `assets`).
@@ -322,6 +332,10 @@ pub fn router<S: SessionStore + Clone>(
             }
         })
         .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            app_state.clone(),
+            regions::follow_url,
+        ))
         .layer(sessions.clone())
         .layer(axum::middleware::from_fn(headers::limit_body))
         .layer(axum::middleware::from_fn_with_state(origin, csrf::guard))
@@ -330,7 +344,7 @@ pub fn router<S: SessionStore + Clone>(
             Router::new()
                 .route("/events/stream", get(live::stream))
                 .with_state(live::LiveState {
-                    hub,
+                    hubs: hub,
                     app: app_state.clone(),
                 })
                 .layer(sessions),

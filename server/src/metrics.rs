@@ -206,7 +206,7 @@ pub struct Ops {
     /// Counts the stored sessions.
     pub sessions: crate::stores::SessionCount,
     /// The live streams' hub.
-    pub hub: std::sync::Arc<crate::live::Hub>,
+    pub hub: std::sync::Arc<crate::live::Hubs>,
 }
 
 /// Adds `/metrics` and the request metrics to a router from [`crate::router`].

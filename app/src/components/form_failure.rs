@@ -105,6 +105,18 @@ pub fn ActionError(
     }
 }
 
+/// Each refused field as `path: message`, or the error's sentence.
+pub fn failure_list(e: &AppError) -> String {
+    match e {
+        AppError::Invalid(errs) => errs
+            .iter()
+            .map(|f| format!("{}: {}", f.field, f.message))
+            .collect::<Vec<_>>()
+            .join(" "),
+        e => failure_text(e, None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

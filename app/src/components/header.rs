@@ -1,4 +1,4 @@
-//! The top bar: user@domain, project switcher, roles, sign-out.
+//! The top bar: user@domain, project and region switchers, roles, sign-out.
 
 use kubernikus_policy::Permission;
 use leptos::prelude::*;
@@ -57,6 +57,7 @@ pub fn Header(
                         "Switch"
                     </button>
                 </PostForm>
+                <crate::components::region::RegionPicker regions=info.regions.clone() current=info.region.clone()/>
                 <p role="status" aria-live="polite" class="text-sm text-red-700 dark:text-red-400">
                     {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
                 </p>

@@ -6,6 +6,7 @@
 
 pub mod copy_button;
 pub mod create_form;
+pub mod create_yaml;
 pub mod error_alert;
 pub mod form_failure;
 pub mod header;
@@ -15,6 +16,7 @@ pub mod kluster_rows;
 pub mod list_controls;
 pub mod live;
 pub mod post_form;
+pub mod region;
 pub mod scroll_region;
 pub mod signed_in;
 pub mod style;

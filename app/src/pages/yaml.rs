@@ -10,7 +10,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::components::copy_button::CopyButton;
 use crate::components::error_alert::ErrorAlert;
-use crate::components::form_failure::{action_error, failure_text};
+use crate::components::form_failure::{action_error, failure_list};
 use crate::components::signed_in::SignedIn;
 use crate::components::style::{
     H1, H2, INPUT, LINK, MUTED, PRIMARY, ROW, SECONDARY, SECTION, TABLE, THEAD,
@@ -148,18 +148,6 @@ fn Editor(
             </ActionForm>
             {found}
         </section>
-    }
-}
-
-/// Each refused field as `path: message`, or the error's sentence.
-fn failure_list(e: &AppError) -> String {
-    match e {
-        AppError::Invalid(errs) => errs
-            .iter()
-            .map(|f| format!("{}: {}", f.field, f.message))
-            .collect::<Vec<_>>()
-            .join(" "),
-        e => failure_text(e, None),
     }
 }
 

@@ -38,7 +38,8 @@ pub async fn audit_records(
         since: filter(&since),
         project: filter(&project),
     };
-    st.controller
+    st.controller_for(&rec)
+        .map_err(fail)?
         .audit(&rec.token, &q)
         .await
         .map_err(|e| fail(e.into()))

@@ -7,12 +7,14 @@ use crate::model::CreateContext;
 
 /// The cloud's catalog (flavors, zones, routers…), the project's quota (when the
 /// controller reports it), the versions new klusters may use, (when `retry`) what the
-/// last rejected plain form post left for the form, and (with `from`) the form filled
-/// from that kluster of the project.
+/// last rejected plain form post left for the form, (with `from`) the form filled
+/// from that kluster of the project, and (with `draft`) the form the YAML editor at create
+/// turned back into.
 #[server(endpoint = "get_create_context")]
 pub async fn get_create_context(
     retry: bool,
     from: Option<String>,
+    #[server(default)] draft: bool,
 ) -> Result<CreateContext, AppError> {
     use crate::ssr::auth::{require, session, store_error};
     use crate::ssr::{fail, state};
@@ -28,7 +30,7 @@ pub async fn get_create_context(
     } else {
         None
     };
-    let c = &st.controller;
+    let c = &st.controller_for(&rec).map_err(fail)?;
     let (metadata, quota, info) = tokio::join!(
         c.metadata(&rec.token),
         c.quota(&rec.token),
@@ -48,7 +50,11 @@ pub async fn get_create_context(
         versions.insert(0, default);
     }
     let copy = match from.filter(|f| !f.is_empty()) {
-        Some(source) if flash.is_none() => Some(copy_of(&rec.token, &source, &versions).await),
+        _ if draft && flash.is_none() => session
+            .get::<crate::model::Copied>(super::CREATE_DRAFT)
+            .await
+            .map_err(|e| fail(store_error(e)))?,
+        Some(source) if flash.is_none() => Some(copy_of(c, &rec.token, &source, &versions).await),
         _ => None,
     };
     Ok(CreateContext {
@@ -65,13 +71,13 @@ pub async fn get_create_context(
 /// says why it starts empty (a name from the URL is repeated only when it is a valid name).
 #[cfg(feature = "ssr")]
 async fn copy_of(
+    c: &crate::ssr::ControllerClient,
     token: &keystone::TokenSecret,
     source: &str,
     versions: &[String],
 ) -> crate::model::Copied {
     use crate::duplicate::{copy_name, form_from};
     use crate::model::Copied;
-    let c = &crate::ssr::state().controller;
     let empty = " The form starts empty.";
     if kluster::validate::kluster_name(source).is_err() {
         return Copied::nothing(format!(

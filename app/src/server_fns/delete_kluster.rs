@@ -22,7 +22,8 @@ pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppErro
         }])));
     }
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
-    st.controller
+    st.controller_for(&rec)
+        .map_err(fail.clone())?
         .terminate(&rec.token, &name)
         .await
         .map_err(|e| fail.clone()(e.into()))?;

@@ -29,14 +29,12 @@ pub async fn edit_kluster(
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let what = format!("{edit:?}");
     let typed = edit.clone();
-    let result = crate::ssr::controller::update_spec(
-        &st.controller,
-        &rec.token,
-        &name,
-        version.as_deref(),
-        |spec| edit.clone().apply(spec),
-    )
-    .await;
+    let c = st.controller_for(&rec).map_err(fail.clone())?;
+    let result =
+        crate::ssr::controller::update_spec(&c, &rec.token, &name, version.as_deref(), |spec| {
+            edit.clone().apply(spec)
+        })
+        .await;
     if let Err(e) = result {
         if let Some((pool, options)) = typed.typed_pool().filter(|_| is_plain_form_post()) {
             let flash = PoolFlash {

@@ -29,7 +29,7 @@ pub async fn get_kluster_detail(
             .map(|(_, flash)| flash),
         _ => None,
     };
-    let c = &st.controller;
+    let c = &st.controller_for(&rec).map_err(fail)?;
     let (kluster, events, info) = tokio::join!(
         c.get(&rec.token, &name),
         c.events(&rec.token, &name),

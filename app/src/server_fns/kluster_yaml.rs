@@ -23,7 +23,8 @@ pub async fn get_kluster_yaml(
     let rec = require(&session, &st).await.map_err(fail)?;
     crate::ssr::kluster_name(&name).map_err(fail)?;
     let k = st
-        .controller
+        .controller_for(&rec)
+        .map_err(fail)?
         .get(&rec.token, &name)
         .await
         .map_err(|e| fail(e.into()))?;
@@ -74,13 +75,13 @@ pub async fn edit_kluster_yaml(
     let mut version = version.unwrap_or_default();
     let result = match step.as_str() {
         // Compared with the kluster as it is now: applying it later is at that version.
-        "preview" => preview(&st, &rec.token, &name, &yaml)
+        "preview" => preview(&st, &rec, &rec.token, &name, &yaml)
             .await
             .map(|(changes, now)| {
                 version = now;
                 Some(changes)
             }),
-        "apply" => apply(&st, &rec.token, &name, &yaml, &version)
+        "apply" => apply(&st, &rec, &rec.token, &name, &yaml, &version)
             .await
             .map(|()| None),
         _ => Err(AppError::BadInput(
@@ -131,12 +132,13 @@ pub async fn edit_kluster_yaml(
 #[cfg(feature = "ssr")]
 async fn preview(
     st: &crate::ssr::AppState,
+    rec: &crate::ssr::AuthRecord,
     token: &keystone::TokenSecret,
     name: &str,
     text: &str,
 ) -> Result<(Vec<kluster::SpecChange>, String), AppError> {
     let typed = crate::ssr::yaml::read(text)?;
-    let current = st.controller.get(token, name).await?;
+    let current = st.controller_for(rec)?.get(token, name).await?;
     let changes = crate::ssr::yaml::preview(&current, &typed)?;
     let version = current.metadata.map(|m| m.resource_version);
     Ok((changes, version.unwrap_or_default()))
@@ -146,6 +148,7 @@ async fn preview(
 #[cfg(feature = "ssr")]
 async fn apply(
     st: &crate::ssr::AppState,
+    rec: &crate::ssr::AuthRecord,
     token: &keystone::TokenSecret,
     name: &str,
     text: &str,
@@ -160,7 +163,8 @@ async fn apply(
         }]));
     }
     let shown = Some(version).filter(|v| !v.is_empty());
-    crate::ssr::controller::update_spec(&st.controller, token, name, shown, |spec| {
+    let c = st.controller_for(rec)?;
+    crate::ssr::controller::update_spec(&c, token, name, shown, |spec| {
         *spec = typed.spec.clone();
         Ok(())
     })

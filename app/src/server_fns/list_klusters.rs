@@ -25,7 +25,8 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     // third of the bytes).
     query.summary = true;
     let pass = for_browser();
-    let (items, total) = match fetch(&st.controller, &rec.token, &query, pass).await? {
+    let c = st.controller_for(&rec).map_err(fail)?;
+    let (items, total) = match fetch(&c, &rec.token, &query, pass).await? {
         Listing::Paged { items, total } => (items, total),
         Listing::All(all) => return Ok(page_of_all(&query, all, page)),
     };
@@ -35,12 +36,10 @@ pub async fn list_klusters(#[server(default)] params: ListParams) -> Result<Klus
     }
     // Past the last page (the list shrank, or a typed URL): the last one.
     query.offset = (pages - 1) * PER_PAGE;
-    Ok(
-        match fetch(&st.controller, &rec.token, &query, pass).await? {
-            Listing::Paged { items, total } => rows_page(items, total, pages),
-            Listing::All(all) => page_of_all(&query, all, pages),
-        },
-    )
+    Ok(match fetch(&c, &rec.token, &query, pass).await? {
+        Listing::Paged { items, total } => rows_page(items, total, pages),
+        Listing::All(all) => page_of_all(&query, all, pages),
+    })
 }
 
 /// The controller's answer to `query`. A page the controller paged is decoded as

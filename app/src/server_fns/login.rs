@@ -125,6 +125,7 @@ pub(crate) mod ssr {
             st.session_max_lifetime,
             crate::ssr::now_utc(&st.clock),
         )?;
+        record.find_regions(&st, None).await?;
         record.ask_grants(&st).await;
         let session = session().await?;
         // Signing in over a session ends that one first: its token chain is revoked.

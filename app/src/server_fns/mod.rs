@@ -3,6 +3,7 @@
 mod audit_records;
 mod create_context;
 mod create_kluster;
+mod create_yaml;
 mod delete_kluster;
 mod edit_kluster;
 mod kluster_detail;
@@ -22,6 +23,7 @@ mod termination_protection;
 pub use audit_records::*;
 pub use create_context::*;
 pub use create_kluster::*;
+pub use create_yaml::*;
 pub use delete_kluster::*;
 pub use edit_kluster::*;
 pub use kluster_detail::*;

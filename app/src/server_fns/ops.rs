@@ -13,7 +13,8 @@ pub async fn ops_attention() -> Result<Vec<kluster::Attention>, AppError> {
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    st.controller
+    st.controller_for(&rec)
+        .map_err(fail)?
         .ops_attention(&rec.token)
         .await
         .map_err(|e| fail(e.into()))
@@ -26,7 +27,8 @@ pub async fn ops_quotas() -> Result<Vec<kluster::ProjectQuota>, AppError> {
     use crate::ssr::{fail, state};
     let st = state();
     let rec = require(&session().await?, &st).await.map_err(fail)?;
-    st.controller
+    st.controller_for(&rec)
+        .map_err(fail)?
         .ops_quotas(&rec.token)
         .await
         .map_err(|e| fail(e.into()))
@@ -41,7 +43,8 @@ pub async fn ops_events(project: String) -> Result<Vec<kluster::OpsEvent>, AppEr
     let rec = require(&session().await?, &st).await.map_err(fail)?;
     let project = project.trim();
     let project = (!project.is_empty()).then_some(project);
-    st.controller
+    st.controller_for(&rec)
+        .map_err(fail)?
         .ops_events(&rec.token, 300, project)
         .await
         .map_err(|e| fail(e.into()))

@@ -16,7 +16,12 @@ pub async fn recent_events() -> Result<Vec<kluster::ProjectEvent>, AppError> {
         last: Some(200),
         ..Default::default()
     };
-    match st.controller.project_events(&rec.token, &q).await {
+    match st
+        .controller_for(&rec)
+        .map_err(fail)?
+        .project_events(&rec.token, &q)
+        .await
+    {
         Ok(list) => Ok(list),
         // A Kubernikus without the extension: no project timeline.
         Err(e) if e.status() == Some(404) => Ok(Vec::new()),

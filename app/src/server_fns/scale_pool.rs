@@ -37,7 +37,8 @@ pub async fn scale_pool(
     }
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     let shown = version.as_deref();
-    crate::ssr::controller::update_spec(&st.controller, &rec.token, &name, shown, |spec| {
+    let c = st.controller_for(&rec).map_err(fail.clone())?;
+    crate::ssr::controller::update_spec(&c, &rec.token, &name, shown, |spec| {
         let Some(p) = spec.node_pools.iter_mut().find(|p| p.name == pool) else {
             return Err(AppError::NotFound(format!(
                 "Kluster {name} has no node pool {pool}."

@@ -41,6 +41,10 @@ pub async fn switch_project(project_id: String) -> Result<(), AppError> {
     // Keep the absolute expiry and the chain root of the original sign-in.
     next.expires_at = next.expires_at.min(rec.expires_at);
     next.root_token = Some(rec.root_token.unwrap_or(rec.token));
+    // The other project's catalog may list other regions; the one in use stays if it is there.
+    next.find_regions(&st, rec.region.as_deref())
+        .await
+        .map_err(fail)?;
     next.ask_grants(&st).await;
     session.cycle_id().await.map_err(|e| fail(store_error(e)))?;
     session

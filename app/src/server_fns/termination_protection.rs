@@ -27,7 +27,8 @@ pub async fn set_termination_protection(name: String, enabled: String) -> Result
     };
     crate::ssr::kluster_name(&name).map_err(fail.clone())?;
     // A Kubernikus without the route: "does not offer termination protection", in words.
-    st.controller
+    st.controller_for(&rec)
+        .map_err(fail.clone())?
         .set_termination_protection(&rec.token, &name, enabled)
         .await
         .map_err(|e| fail.clone()(e.into()))?;

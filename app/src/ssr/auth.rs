@@ -12,6 +12,9 @@ use crate::error::AppError;
 use crate::model::SessionInfo;
 use crate::ssr::AppState;
 
+/// The catalog's service type of the Kubernikus API.
+pub const KUBERNIKUS: &str = "kubernikus";
+
 /// Session key of the [`AuthRecord`].
 pub const AUTH_KEY: &str = "auth";
 
@@ -44,6 +47,13 @@ pub struct AuthRecord {
     /// again with the next token re-check.
     #[serde(default)]
     pub grants_provisional: bool,
+    /// The regions whose Kubernikus API the token's catalog lists (with `controller_url =
+    /// "catalog"`; empty otherwise), sorted by name.
+    #[serde(default)]
+    pub regions: Vec<keystone::RegionalEndpoint>,
+    /// The region the session works in: one of `regions` (`None` without them).
+    #[serde(default)]
+    pub region: Option<String>,
     /// The session ends at this time at the latest (token expiry or max lifetime).
     #[serde(with = "time::serde::rfc3339")]
     pub expires_at: OffsetDateTime,
@@ -75,6 +85,8 @@ impl AuthRecord {
             roles: token.roles,
             granted: None,
             grants_provisional: false,
+            regions: Vec::new(),
+            region: None,
             expires_at: token.expires_at.min(cap),
             checked_at: now,
         })
@@ -94,14 +106,18 @@ impl AuthRecord {
     /// chooses what the pages offer.
     pub async fn ask_grants(&mut self, st: &AppState) {
         self.grants_provisional = false;
-        let granted = match st.controller.access(&self.token).await {
+        let access = match st.controller_for(self) {
+            Ok(c) => c.access(&self.token).await.map_err(Some),
+            Err(_) => Err(None), // no region: the pages say so; the default policy guesses
+        };
+        let granted = match access {
             Ok(a) => a
                 .granted
                 .iter()
                 .filter_map(|name| Permission::from_rule(name))
                 .collect(),
             Err(e) => {
-                if e.status() != Some(404) {
+                if let Some(e) = e.filter(|e| e.status() != Some(404)) {
                     self.grants_provisional = true;
                     tracing::warn!(error = %e, "the controller did not say what the session may do; the default policy decides what the pages offer");
                 }
@@ -117,6 +133,71 @@ impl AuthRecord {
         self.granted = Some(granted);
     }
 
+    /// With regions from the catalog (`st.regional`): reads the token's catalog for the
+    /// Kubernikus API of each region, and works in `prefer` if it is one of them, else in
+    /// the first. Call it before [`AuthRecord::ask_grants`]: the region's controller answers.
+    pub async fn find_regions(
+        &mut self,
+        st: &AppState,
+        prefer: Option<&str>,
+    ) -> Result<(), AppError> {
+        let Some(interface) = &st.regional else {
+            return Ok(());
+        };
+        let catalog = st
+            .keystone
+            .auth_catalog(&self.token)
+            .await
+            .map_err(crate::ssr::keystone_error)?;
+        self.regions = keystone::regional_endpoints(&catalog, KUBERNIKUS, interface);
+        let keep = prefer.filter(|p| self.regions.iter().any(|r| r.region == *p));
+        self.region = keep
+            .map(str::to_string)
+            .or_else(|| self.regions.first().map(|r| r.region.clone()));
+        Ok(())
+    }
+
+    /// Works in region `name` from now on, or says which regions there are.
+    pub fn choose_region(&mut self, name: &str) -> Result<(), AppError> {
+        if self.regions.iter().any(|r| r.region == name) {
+            self.region = Some(name.to_string());
+            return Ok(());
+        }
+        let known: Vec<&str> = self.regions.iter().map(|r| r.region.as_str()).collect();
+        let shown: String = name.chars().take(64).filter(|c| !c.is_control()).collect();
+        Err(AppError::BadInput(if known.is_empty() {
+            format!("There is no region {shown:?}: your catalog lists no Kubernikus service.")
+        } else {
+            format!(
+                "There is no region {shown:?} with a Kubernikus service in your catalog; yours: {}.",
+                known.join(", ")
+            )
+        }))
+    }
+
+    /// The Kubernikus API of the session's region: `Ok(None)` without regions from the
+    /// catalog (the one configured controller answers).
+    pub fn region_url(&self, st: &AppState) -> Result<Option<&str>, AppError> {
+        if st.regional.is_none() {
+            return Ok(None);
+        }
+        self.region_endpoint()
+            .map(|r| Some(r.url.as_str()))
+            .ok_or_else(|| {
+                AppError::NotFound(
+                    "Your project's catalog lists no Kubernikus service (type kubernikus) in any \
+                     region: ask your cloud's operators to register one."
+                        .into(),
+                )
+            })
+    }
+
+    /// The session's region and its Kubernikus API, if it has one.
+    pub fn region_endpoint(&self) -> Option<&keystone::RegionalEndpoint> {
+        let name = self.region.as_deref()?;
+        self.regions.iter().find(|r| r.region == name)
+    }
+
     /// What the UI may see of this record (no token).
     pub fn info(&self) -> SessionInfo {
         SessionInfo {
@@ -126,6 +207,8 @@ impl AuthRecord {
             project_name: self.project_name.clone(),
             roles: self.roles.clone(),
             granted: self.granted.clone().unwrap_or_default(),
+            region: self.region.clone(),
+            regions: self.regions.iter().map(|r| r.region.clone()).collect(),
             expires_at: self
                 .expires_at
                 .format(&time::format_description::well_known::Rfc3339)
@@ -219,4 +302,53 @@ pub async fn end(session: &Session) {
 pub fn store_error(e: tower_sessions::session::Error) -> AppError {
     tracing::error!(error = %e, "session store error");
     AppError::Internal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AuthRecord;
+    use crate::error::AppError;
+
+    fn record(regions: &[&str]) -> AuthRecord {
+        let regions: Vec<_> = regions
+            .iter()
+            .map(|r| serde_json::json!({"region": r, "url": format!("http://{r}.example")}))
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "token": "t", "user_id": "u", "user_name": "alice", "user_domain": "demo",
+            "project_id": "p", "project_name": "demo", "roles": [],
+            "expires_at": "2030-01-01T00:00:00Z", "checked_at": "2030-01-01T00:00:00Z",
+            "regions": regions, "region": regions.first().map(|r| r["region"].clone()),
+        }))
+        .unwrap_or_else(|e| panic!("a record: {e}"))
+    }
+
+    #[test]
+    fn a_region_is_chosen_only_from_the_catalog_and_refused_in_words() {
+        let mut rec = record(&["RegionOne", "RegionTwo"]);
+        assert_eq!(
+            rec.region_endpoint().map(|r| r.url.as_str()),
+            Some("http://RegionOne.example")
+        );
+        rec.choose_region("RegionTwo")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            rec.region_endpoint().map(|r| r.url.as_str()),
+            Some("http://RegionTwo.example")
+        );
+        let Err(AppError::BadInput(m)) = rec.choose_region("Atlantis") else {
+            panic!("an unknown region is bad input")
+        };
+        assert_eq!(
+            m,
+            "There is no region \"Atlantis\" with a Kubernikus service in your catalog; yours: RegionOne, RegionTwo."
+        );
+        assert_eq!(rec.region.as_deref(), Some("RegionTwo"), "nothing changed");
+        // A record written before regions (or without them) has no region to work in.
+        let mut none = record(&[]);
+        assert!(none.region_endpoint().is_none());
+        assert!(
+            matches!(none.choose_region("RegionOne"), Err(AppError::BadInput(m)) if m.contains("lists no Kubernikus"))
+        );
+    }
 }

@@ -37,8 +37,10 @@ use crate::error::AppError;
 #[derive(Clone, Debug)]
 pub struct AppState {
     shared: Arc<AppShared>,
-    /// The Kubernikus API every provisioning call goes to.
-    pub controller: ControllerClient,
+    /// The configured Kubernikus API (with regions from the catalog, only its connections
+    /// and observer are used): reached through [`AppState::controller_for`], which picks
+    /// the session's region, so no call can miss it.
+    controller: ControllerClient,
     /// The request being served, when there is one (see [`state`]).
     pub request: Option<RequestMeta>,
 }
@@ -60,6 +62,9 @@ pub struct AppShared {
     pub project_lists: Arc<ProjectLists>,
     /// The time source (manual in tests).
     pub clock: Clock,
+    /// `Some(interface)` when each session's controller is its region's Kubernikus, found
+    /// on that interface of the token's catalog; `None`: the configured one for everyone.
+    pub regional: Option<String>,
 }
 
 impl std::ops::Deref for AppState {
@@ -101,6 +106,21 @@ impl AppState {
         self.controller = self.controller.for_request(&m.id, m.client);
         self.request = Some(m);
         self
+    }
+
+    /// The configured Kubernikus API, for what serves every session alike (the live feeds'
+    /// hubs start from it); a session's calls go through [`AppState::controller_for`].
+    pub fn base_controller(&self) -> &ControllerClient {
+        &self.controller
+    }
+
+    /// The Kubernikus API that session `rec` works with: its region's (see
+    /// [`AuthRecord::region_url`]), or the configured one.
+    pub fn controller_for(&self, rec: &AuthRecord) -> Result<ControllerClient, AppError> {
+        Ok(match rec.region_url(self)? {
+            Some(url) => self.controller.at(url),
+            None => self.controller.clone(),
+        })
     }
 
     /// Records the signed-in user and project into the request's span.

@@ -49,6 +49,28 @@ pub fn preview(
     ))
 }
 
+/// The create form's values as the YAML of a new kluster (name and spec), with whatever is
+/// still wrong in them: the YAML editor checks nothing until the kluster is created.
+pub fn of_form(form: &crate::model::KlusterForm) -> String {
+    editable(&form.to_kluster_unchecked().0)
+}
+
+/// The create form holding the kluster of `text`, and the fields of the YAML that the form
+/// has no place for (left out, named by path); refused in the reader's words like [`read`].
+pub fn to_form(text: &str) -> Result<(crate::model::KlusterForm, Vec<String>), AppError> {
+    let k = read(text)?;
+    let form = crate::duplicate::exact_form(&k);
+    let back = form.to_kluster_unchecked().0;
+    let left_out = kluster::diff::spec_changes(Some(&k.spec), Some(&back.spec))
+        .into_iter()
+        .filter(|c| !c.before.is_empty() && c.before != "null")
+        // The form's empty group choice is the API's `default`.
+        .filter(|c| !(c.field.ends_with("securityGroupName") && c.before == "\"default\""))
+        .map(|c| c.field)
+        .collect();
+    Ok((form, left_out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +127,29 @@ mod tests {
             .for_field("name")
             .is_some());
         assert!(read("  \n").unwrap_err().to_string().contains("empty"));
+    }
+
+    #[test]
+    fn the_create_form_and_its_yaml_turn_into_each_other() {
+        let mut k = current();
+        k.spec.node_pools[0].labels = vec!["team=web".into()];
+        k.spec.cluster_cidr = Some("100.100.0.0/16".into());
+        let (form, left_out) = to_form(&editable(&k)).unwrap();
+        assert!(left_out.is_empty(), "{left_out:?}");
+        assert_eq!(
+            (form.name.as_str(), form.pools[0].size.as_str()),
+            ("web", "1")
+        );
+        assert_eq!(form.pools[0].labels, "team=web");
+        assert_eq!(form.cluster_cidr, "100.100.0.0/16");
+        let again = read(&of_form(&form)).unwrap();
+        assert_eq!(again.spec.node_pools[0].labels, ["team=web"]);
+        assert_eq!(again.spec.service_cidr, "198.18.128.0/17");
+        // What the form cannot hold is named, not dropped in silence.
+        k.spec.openstack.security_group_name = "default".into();
+        k.spec.dns_domain = "example.org".into();
+        let (_, left_out) = to_form(&editable(&k)).unwrap();
+        assert_eq!(left_out, ["spec.dnsDomain"]);
+        assert!(to_form("spec: [").is_err());
     }
 }

@@ -99,7 +99,7 @@ impl Client {
         self
     }
 
-    async fn observed<T>(
+    pub(crate) async fn observed<T>(
         &self,
         operation: &'static str,
         call: impl std::future::Future<Output = Result<T, Error>>,

@@ -111,6 +111,18 @@ impl Client {
         self
     }
 
+    /// This client (its connections, observer and request) pointed at another Kubernikus
+    /// API, `base`, over HTTP (another region's: nothing of it answers in-process).
+    pub fn at(&self, base: &str) -> Self {
+        Self {
+            base: base.trim_end_matches('/').to_string(),
+            http: self.http.clone(),
+            local: None,
+            observer: self.observer.clone(),
+            request: self.request.clone(),
+        }
+    }
+
     /// The base URL (no trailing slash).
     pub fn base(&self) -> &str {
         &self.base

@@ -49,6 +49,10 @@ pub enum ConfigError {
     },
 }
 
+/// The `controller_url` that finds a Kubernikus API per region in the user's token catalog
+/// (service type `kubernikus`).
+pub const CATALOG: &str = "catalog";
+
 /// The effective configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -60,8 +64,11 @@ pub struct Config {
     pub https: bool,
     /// Keystone v3 endpoint.
     pub keystone_url: String,
-    /// Kubernikus API base URL or "embedded".
+    /// Kubernikus API base URL, "embedded", or [`CATALOG`] (one per region, found in each
+    /// user's token catalog).
     pub controller_url: String,
+    /// The catalog interface whose `kubernikus` endpoints are used with [`CATALOG`].
+    pub controller_interface: String,
     /// The embedded controller (`None` with a remote `controller_url`).
     #[cfg(feature = "embedded-controller")]
     pub embedded: Option<Embedded>,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use url::Url;
 
 use super::settings::positive;
-use super::{Config, ConfigError, SessionStoreKind, Settings};
+use super::{Config, ConfigError, SessionStoreKind, Settings, CATALOG};
 
 impl Config {
     /// Applies defaults and validates.
@@ -33,10 +33,12 @@ impl Config {
             .controller_url
             .clone()
             .unwrap_or_else(|| "embedded".into());
-        if controller_url != "embedded" {
+        if controller_url != "embedded" && controller_url != CATALOG {
             Url::parse(&controller_url).map_err(|e| ConfigError::Invalid {
                 key: "controller_url",
-                message: format!("{controller_url:?} is neither \"embedded\" nor a URL: {e}"),
+                message: format!(
+                    "{controller_url:?} is neither \"embedded\", \"catalog\" nor a URL: {e}"
+                ),
             })?;
         } else if cfg!(not(feature = "embedded-controller")) {
             return Err(ConfigError::Invalid {
@@ -44,6 +46,21 @@ impl Config {
                 message: "this build has no embedded controller (built without the \
                           embedded-controller feature): set it to a Kubernikus API's URL"
                     .into(),
+            });
+        }
+        let controller_interface = s
+            .controller_catalog_interface
+            .clone()
+            .unwrap_or_else(|| "public".into());
+        if !matches!(
+            controller_interface.as_str(),
+            "public" | "internal" | "admin"
+        ) {
+            return Err(ConfigError::Invalid {
+                key: "controller_catalog_interface",
+                message: format!(
+                    "{controller_interface:?} is not an interface: public, internal or admin"
+                ),
             });
         }
         let data_dir: PathBuf = s.data_dir.clone().unwrap_or_else(|| ".state/data".into());
@@ -69,6 +86,7 @@ impl Config {
             #[cfg(feature = "embedded-controller")]
             embedded,
             controller_url,
+            controller_interface,
             session_store: s.session_store.unwrap_or(SessionStoreKind::Sqlite),
             clock: app::ssr::Clock::real(),
             session_key_file: s

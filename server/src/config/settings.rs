@@ -91,9 +91,13 @@ pub struct Settings {
     /// Keystone v3 endpoint, e.g. https://identity.example.com/v3.
     #[arg(long, env = "MC_KEYSTONE_URL")]
     pub keystone_url: Option<String>,
-    /// Kubernikus API base URL, or "embedded" for the built-in controller stack.
+    /// Kubernikus API base URL, "embedded" for the built-in controller stack, or "catalog"
+    /// for one per region, found in each user's token catalog (service type kubernikus).
     #[arg(long, env = "MC_CONTROLLER_URL")]
     pub controller_url: Option<String>,
+    /// With controller_url = "catalog": the endpoints' interface (public, internal, admin).
+    #[arg(long, env = "MC_CONTROLLER_CATALOG_INTERFACE")]
+    pub controller_catalog_interface: Option<String>,
     /// Address the embedded controller listens on (port 0: any free loopback port).
     #[arg(long, env = "MC_CONTROLLER_LISTEN")]
     pub controller_listen: Option<SocketAddr>,
@@ -270,6 +274,7 @@ impl Settings {
             public_origin,
             keystone_url,
             controller_url,
+            controller_catalog_interface,
             controller_listen,
             controller_database,
             controller_lease_seconds,

@@ -13,6 +13,7 @@
 //! `live_streams_per_user` streams.
 
 pub mod hub;
+mod hubs;
 mod upstream;
 
 use std::convert::Infallible;
@@ -38,6 +39,7 @@ use app::error::AppError;
 use app::ssr::auth::{current, AuthRecord};
 use app::ssr::AppState;
 pub use hub::{Hub, Upstream};
+pub use hubs::Hubs;
 
 /// The hub of live feeds over `api`, each project's upstream run by this module.
 pub fn hub(
@@ -62,8 +64,8 @@ const RETRY: Duration = Duration::from_secs(2);
 /// What the stream route needs.
 #[derive(Clone, Debug)]
 pub struct LiveState {
-    /// The fan-out.
-    pub hub: Arc<Hub>,
+    /// The fan-outs, one per controller.
+    pub hubs: Arc<Hubs>,
     /// The dashboard's state (session checks).
     pub app: AppState,
 }
@@ -110,10 +112,21 @@ pub async fn stream(
         Ok(None) | Err(_) => return refuse(StatusCode::UNAUTHORIZED, "Please sign in."),
     };
     let resume = resume_point(&headers, q.after);
+    // The hub of the session's controller (its region's, with regions from the catalog).
+    let hub = match st.app.controller_for(&rec) {
+        Ok(api) => st.hubs.for_api(&api),
+        Err(_) => None,
+    };
+    let Some(hub) = hub else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Live updates are unavailable: this region has no Kubernikus service the dashboard can follow.",
+        );
+    };
     // The feed is shared by the project's browsers: each one must itself be allowed to read
     // the project's events (the controller's policy decides, with the browser's token).
     // Only an explicit yes opens the stream.
-    match st.hub.may_read(&rec.token, st.app.revalidate_after).await {
+    match hub.may_read(&rec.token, st.app.revalidate_after).await {
         Ok(()) => {}
         Err(AppError::SessionExpired) => {
             return refuse(
@@ -139,13 +152,13 @@ pub async fn stream(
         .map(|id| hub::secret_hash(&id.to_string()))
         .unwrap_or_default()
         .to_string();
-    let Some(slot) = st.hub.open_slot(&session_key, &rec.user_id) else {
+    let Some(slot) = hub.open_slot(&session_key, &rec.user_id) else {
         return refuse(
             StatusCode::TOO_MANY_REQUESTS,
             "Too many live update streams are open for you; close some Mission Control tabs.",
         );
     };
-    let sub = st.hub.subscribe(&rec.project_id, rec.token.clone());
+    let sub = hub.subscribe(&rec.project_id, rec.token.clone());
     tracing::info!(
         project = rec.project_id,
         user = rec.user_name,
@@ -156,6 +169,7 @@ pub async fn stream(
         let _slot = slot; // frees the stream slot when the stream ends
         Browser {
             st,
+            hub,
             rec,
             sub,
             kluster: q.kluster,
@@ -180,6 +194,8 @@ pub async fn stream(
 /// One browser's stream.
 struct Browser {
     st: LiveState,
+    /// The hub of the session's controller.
+    hub: Arc<Hub>,
     rec: AuthRecord,
     sub: Subscription,
     kluster: Option<String>,
@@ -201,8 +217,7 @@ impl Browser {
     /// Sends what the browser missed after `last` (from the controller, with its token);
     /// too far behind, a `resync` to the feed's newest position instead.
     async fn catch_up(&self, last: &mut i64) -> Result<(), Gone> {
-        let st = &self.st;
-        match st
+        match self
             .hub
             .replay(&self.rec.token, self.kluster.as_deref(), *last)
             .await
@@ -268,7 +283,7 @@ impl Browser {
             .clamp(Duration::from_secs(1), SESSION_CHECK);
         let mut check = tokio::time::interval(every);
         check.tick().await;
-        let stop = self.st.hub.stop.signal();
+        let stop = self.hub.stop.signal();
         tokio::pin!(stop);
         loop {
             tokio::select! {
@@ -325,7 +340,7 @@ impl Browser {
             let _ = self.send(session_ended()).await;
             return Err(Gone);
         }
-        match self.st.hub.may_read(&rec.token, st.revalidate_after).await {
+        match self.hub.may_read(&rec.token, st.revalidate_after).await {
             Err(AppError::SessionExpired) => {
                 let _ = self.send(session_ended()).await;
                 Err(Gone)

@@ -55,7 +55,12 @@ pub fn CreateForm(
         }
     });
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
-        if !state.ready_to_submit() {
+        // "Edit as YAML" takes the values as they are, finished or not.
+        let to_yaml = ev
+            .submitter()
+            .and_then(|b| b.get_attribute("value"))
+            .is_some_and(|v| v == "yaml");
+        if !to_yaml && !state.ready_to_submit() {
             ev.prevent_default();
         }
     };
@@ -77,6 +82,7 @@ pub fn CreateForm(
                 <button type="submit" class=PRIMARY disabled=move || pending.get()>
                     {move || if pending.get() { "Creating…" } else { "Create kluster" }}
                 </button>
+                <button type="submit" name="to" value="yaml" class=SECONDARY>"Edit as YAML"</button>
                 <a href="/" class=SECONDARY>"Cancel"</a>
             </div>
         </ActionForm>

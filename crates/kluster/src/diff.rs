@@ -50,9 +50,46 @@ pub fn spec_changes(before: Option<&KlusterSpec>, after: Option<&KlusterSpec>) -
         .collect()
 }
 
+/// Whether `after` changes what someone asked for in `before`: any change but the
+/// reconcilers' filling in of OpenStack ids (router, network, subnets, group) that `before`
+/// left empty. Only such a change grows the resource version, so a page shown before the
+/// controller found the kluster's network is not told that someone else changed it.
+pub fn changes_intent(before: &KlusterSpec, after: &KlusterSpec) -> bool {
+    let mut asked = after.clone();
+    let (b, a) = (&before.openstack, &mut asked.openstack);
+    for (was, now) in [
+        (&b.router_id, &mut a.router_id),
+        (&b.network_id, &mut a.network_id),
+        (&b.lb_subnet_id, &mut a.lb_subnet_id),
+        (&b.lb_floating_network_id, &mut a.lb_floating_network_id),
+        (&b.security_group_name, &mut a.security_group_name),
+    ] {
+        if was.is_empty() {
+            now.clear();
+        }
+    }
+    asked != *before
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filling_in_empty_openstack_ids_is_no_change_of_intent() {
+        let asked = KlusterSpec::default();
+        let mut found = asked.clone();
+        found.openstack.router_id = "r-1".into();
+        found.openstack.network_id = "n-1".into();
+        assert!(!changes_intent(&asked, &found));
+        let mut moved = found.clone();
+        moved.openstack.router_id = "r-2".into();
+        assert!(changes_intent(&found, &moved));
+        let mut upgraded = found.clone();
+        upgraded.version = "1.32.4".into();
+        assert!(changes_intent(&found, &upgraded));
+        assert!(changes_intent(&found, &asked));
+    }
 
     #[test]
     fn changes_name_the_field_and_both_values() {

@@ -23,7 +23,8 @@ pub struct KlusterMetadata {
         skip_serializing_if = "String::is_empty"
     )]
     pub created_by: String,
-    /// Grows with every change of the spec (and of the termination protection); also
+    /// Grows with every change of the spec that someone asked for (not when the controller
+    /// fills in the OpenStack ids a create left empty) and of the termination protection; also
     /// the answers' `ETag` (quoted). A `PUT` with `If-Match` of an older one is refused
     /// (412) instead of overwriting what someone else changed meanwhile.
     #[serde(default, rename = "resourceVersion")]

@@ -97,7 +97,7 @@ impl Store {
         if let Err(e) = change(&mut k) {
             return Ok(Some(Err(e)));
         }
-        let bump = i64::from(k.spec != before);
+        let bump = i64::from(kluster::diff::changes_intent(&before, &k.spec));
         let body = body_of(&k)?;
         sqlx::query(UPDATE_BODY)
             .bind(body)
@@ -257,7 +257,7 @@ impl Store {
 
 /// Replaces body and phase; `phase_since` moves only when the phase changes (SET
 /// expressions read the old row); the resource version grows by the bump (1 when the spec
-/// changed, else 0); `nodes` is the body's node count. Binds: body, phase, now, project,
+/// changed beyond ids the reconcilers filled in: [`kluster::diff::changes_intent`], else 0); `nodes` is the body's node count. Binds: body, phase, now, project,
 /// name, bump, nodes.
 const UPDATE_BODY: &str = "UPDATE klusters SET body = $1,
         phase_since = CASE WHEN phase <> $2 THEN $3 ELSE phase_since END,

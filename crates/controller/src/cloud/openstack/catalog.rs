@@ -62,31 +62,9 @@ impl Service {
     }
 }
 
-/// One endpoint of a catalog entry.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Endpoint {
-    /// `public`, `internal` or `admin`.
-    pub interface: String,
-    /// Region id (Keystone sends `region_id` and the older `region`).
-    #[serde(default)]
-    pub region_id: Option<String>,
-    /// Region name as older Keystones send it.
-    #[serde(default)]
-    pub region: Option<String>,
-    /// The endpoint's URL.
-    pub url: String,
-}
-
-/// One service of the catalog.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Entry {
-    /// Service type, e.g. `compute`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Its endpoints.
-    #[serde(default)]
-    pub endpoints: Vec<Endpoint>,
-}
+// A catalog's services and endpoints are the identity client's types (the dashboard reads
+// the same catalog for regions): one definition of their JSON.
+pub use keystone::{CatalogEndpoint as Endpoint, CatalogService as Entry};
 
 /// A token's service catalog.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

@@ -1,6 +1,12 @@
 //! The one time source of both servers: the real clock, or a manual one that tests move
 //! forward (session expiry, sign-in limits, the simulated cloud's boot times), so that no
 //! test sleeps for them.
+//!
+//! Monotonic time is tokio's (`tokio::time::Instant`): the reconcile runner, its queue of
+//! due times, the reconcile lease, the token cache and the live streams' access checks read
+//! it directly, and [`Clock::real`] reads it too. A test that starts tokio paused
+//! (`#[tokio::test(start_paused = true)]`, tokio's `test-util`) and calls
+//! `tokio::time::advance` moves all of them at once; outside a runtime it is the OS clock.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -44,7 +50,7 @@ impl Clock {
     /// Monotonic now.
     pub fn instant(&self) -> Instant {
         match &self.0 {
-            None => Instant::now(),
+            None => tokio::time::Instant::now().into_std(),
             Some(m) => m.instant + Self::offset(m),
         }
     }
@@ -85,5 +91,15 @@ mod tests {
         assert_eq!(c.unix() - u, Duration::from_secs(90));
         assert!(Clock::real().instant() > i);
         assert!(Clock::real().unix() >= u);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_real_clock_follows_tokio_paused_time() {
+        let c = Clock::real();
+        let i = c.instant();
+        tokio::time::advance(Duration::from_secs(3600)).await;
+        // An hour passes in no time: the real clock reads tokio's, which the test moved.
+        assert!(c.since(i) >= Duration::from_secs(3600));
+        assert!(c.since(i) < Duration::from_secs(3601));
     }
 }

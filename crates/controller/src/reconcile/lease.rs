@@ -85,3 +85,22 @@ pub fn holder_name() -> String {
         rand_core::OsRng.next_u32()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lease_ends_on_tokio_time() {
+        let lease = Lease::default();
+        assert!(!lease.valid(), "no lease before the first renewal");
+        lease.set(Some(Instant::now() + Duration::from_secs(24)));
+        tokio::time::advance(Duration::from_secs(23)).await;
+        assert!(lease.valid(), "still held within its time");
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(
+            !lease.valid(),
+            "gone once its time has passed, without waiting for it"
+        );
+    }
+}

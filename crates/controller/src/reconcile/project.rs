@@ -275,7 +275,7 @@ impl Ctx<'_> {
         reconciler: &str,
         work: impl std::future::Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        let start = std::time::Instant::now();
+        let start = tokio::time::Instant::now();
         let r = work.await;
         self.metrics.reconciled(
             reconciler,

@@ -164,6 +164,22 @@ async fn cache_is_bounded_by_ttl() {
         cached.principal(Some("good")).await.is_ok(),
         "served from cache"
     );
+    // The cache reads tokio's clock: a minute passes without waiting for it.
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_secs(59)).await;
+    tokio::time::resume();
+    assert!(
+        cached.principal(Some("good")).await.is_ok(),
+        "still served from cache within its time"
+    );
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_secs(2)).await;
+    tokio::time::resume();
+    assert_eq!(
+        cached.principal(Some("good")).await,
+        Err(AuthError::Unavailable),
+        "past its time, Keystone is asked again"
+    );
     cached.clear_cache().await;
     assert_eq!(
         cached.principal(Some("good")).await,

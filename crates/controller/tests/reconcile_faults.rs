@@ -88,9 +88,18 @@ impl Cloud for Dying {
         spec: &'a ServerSpec,
     ) -> BoxFuture<'a, Result<Server, CloudError>> {
         Box::pin(async move {
+            // Creates go out together: once the process has died, none reaches the cloud.
+            let Ok(left) = self
+                .creates
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            else {
+                return std::future::pending().await;
+            };
             let r = self.inner.create_server(p, spec).await;
-            if self.creates.fetch_sub(1, Ordering::SeqCst) <= 1 {
-                std::future::pending::<()>().await; // the process dies here
+            if left <= 1 {
+                // The process dies here: this and every later call never answer.
+                self.creates.store(0, Ordering::SeqCst);
+                std::future::pending::<()>().await;
             }
             r
         })

@@ -1,5 +1,6 @@
 //! Launch's executor: applies the [`plan`](super::plan) to the cloud and records events.
 
+use futures_util::stream::{self, StreamExt};
 use kluster::{EventDetail, EventReason, Kluster};
 
 use super::plan_with;
@@ -8,6 +9,9 @@ use crate::cloud::{CloudErrorKind, ServerSpec};
 use crate::reconcile::context::{Ctx, KlusterView, Outcome};
 use crate::reconcile::next::Next;
 use crate::store::StoreError;
+
+/// Server creates in flight at once for one kluster (a pool of 8 boots together).
+const CREATES_AT_ONCE: usize = 8;
 
 /// Launch's executor for one running kluster: deletes the servers its plan removes (not
 /// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
@@ -59,42 +63,58 @@ pub async fn reconcile(
             }
         }
     }
+    // Every missing server goes out at once (at most 8 at a time, as a direct client would
+    // send them); results are read back in order, so events keep the pool's order.
+    let mut specs = Vec::new();
     for (i, count) in plan.create {
         let pool = &k.spec.node_pools[i];
         for _ in 0..count {
-            let spec = ServerSpec {
-                name: format!("{}{}", prefix(&name, &pool.name), suffix()),
-                kluster: name.clone(),
-                flavor: pool.flavor.clone(),
-                image: pool.image.clone(),
-                availability_zone: pool.availability_zone.clone(),
-                network_id: k.spec.openstack.network_id.clone(),
-                security_group: k.spec.openstack.security_group_name.clone(),
-                user_data: user_data(&name, &pool.name),
-                user: user.clone(),
-            };
-            match ctx
-                .call(ctx.cloud().create_server(ctx.project, &spec))
-                .await
-            {
-                Ok(server) => {
-                    out.created += 1;
-                    out.launched.push(server.id.clone());
-                    pools[i].running += 1;
-                    let message = format!("Successfully created node {}", server.name);
-                    ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
-                        .await?;
-                }
-                Err(e) => {
-                    out.refused += 1;
-                    // The same error would repeat for the rest of the pool: stop here.
-                    let message = format!("Failed to create node: {e}");
-                    let detail = (e.kind == CloudErrorKind::QuotaExceeded)
-                        .then_some(EventDetail::QuotaExceeded);
-                    ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
-                        .await?;
-                    break;
-                }
+            specs.push((
+                i,
+                ServerSpec {
+                    name: format!("{}{}", prefix(&name, &pool.name), suffix()),
+                    kluster: name.clone(),
+                    flavor: pool.flavor.clone(),
+                    image: pool.image.clone(),
+                    availability_zone: pool.availability_zone.clone(),
+                    network_id: k.spec.openstack.network_id.clone(),
+                    security_group: k.spec.openstack.security_group_name.clone(),
+                    user_data: user_data(&name, &pool.name),
+                    user: user.clone(),
+                },
+            ));
+        }
+    }
+    let mut creates = Vec::new();
+    for (i, spec) in &specs {
+        let call = ctx.cloud().create_server(ctx.project, spec);
+        creates.push(async move { (*i, ctx.call(call).await) });
+    }
+    let results: Vec<_> = stream::iter(creates)
+        .buffered(CREATES_AT_ONCE)
+        .collect()
+        .await;
+    let mut refused_pools = Vec::new();
+    for (i, result) in results {
+        match result {
+            Ok(server) => {
+                out.created += 1;
+                out.launched.push(server.id.clone());
+                pools[i].running += 1;
+                let message = format!("Successfully created node {}", server.name);
+                ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
+                    .await?;
+            }
+            // The same error repeats for the rest of the pool: one warning says it.
+            Err(_) if refused_pools.contains(&i) => {}
+            Err(e) => {
+                out.refused += 1;
+                refused_pools.push(i);
+                let message = format!("Failed to create node: {e}");
+                let detail =
+                    (e.kind == CloudErrorKind::QuotaExceeded).then_some(EventDetail::QuotaExceeded);
+                ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
+                    .await?;
             }
         }
     }

@@ -10,8 +10,8 @@ use crate::reconcile::context::{Ctx, KlusterView, Outcome};
 use crate::reconcile::next::Next;
 use crate::store::StoreError;
 
-/// Server creates in flight at once for one kluster (a pool of 8 boots together).
-const CREATES_AT_ONCE: usize = 8;
+/// Server creates (or deletes) in flight at once for one kluster.
+const CALLS_AT_ONCE: usize = 8;
 
 /// Launch's executor for one running kluster: deletes the servers its plan removes (not
 /// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
@@ -27,11 +27,23 @@ pub async fn reconcile(
     let name = k.name.clone();
     let plan = plan_with(k, servers, ctx.cloud().node_source());
     let mut pools = plan.pools.clone();
-    for r in plan.delete.iter().filter(|r| !o.grounded.contains(&r.id)) {
-        match ctx
-            .call(ctx.cloud().delete_server(ctx.project, &r.id))
-            .await
-        {
+    // Deletes go out together too; their events follow in plan order.
+    let removals: Vec<_> = plan
+        .delete
+        .iter()
+        .filter(|r| !o.grounded.contains(&r.id))
+        .collect();
+    let mut deletes = Vec::new();
+    for r in &removals {
+        let call = ctx.cloud().delete_server(ctx.project, &r.id);
+        deletes.push(async move { ctx.call(call).await });
+    }
+    let deleted: Vec<_> = stream::iter(deletes)
+        .buffered(CALLS_AT_ONCE)
+        .collect()
+        .await;
+    for (r, result) in removals.into_iter().zip(deleted) {
+        match result {
             Ok(()) => {
                 out.deleted += 1;
                 out.dropped.insert(r.id.clone());
@@ -91,7 +103,7 @@ pub async fn reconcile(
         creates.push(async move { (*i, ctx.call(call).await) });
     }
     let results: Vec<_> = stream::iter(creates)
-        .buffered(CREATES_AT_ONCE)
+        .buffered(CALLS_AT_ONCE)
         .collect()
         .await;
     let mut refused_pools = Vec::new();

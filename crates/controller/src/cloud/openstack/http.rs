@@ -1,9 +1,13 @@
 //! Calls to OpenStack services: the project's token and endpoint, a timeout on every call,
 //! GETs tried again with backoff on connection errors and 5xx, one new sign-in (same scope)
 //! on a 401, OpenStack's error bodies turned into [`CloudError`]s with the cloud's words,
-//! and list pagination. Tokens travel in headers marked sensitive and are never logged.
+//! and list pagination. Identical GETs asked at the same time share one request. Tokens
+//! travel in headers marked sensitive and are never logged.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::OnceCell;
 
 use reqwest::Method;
 use serde::de::DeserializeOwned;
@@ -25,7 +29,7 @@ const MAX_PAGES: usize = 100;
 pub type Query = Vec<(String, String)>;
 
 /// A service's final answer (after retries): its status and body.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Reply {
     /// HTTP status.
     pub status: u16,
@@ -54,12 +58,23 @@ impl Reply {
     }
 }
 
+/// What a GET asks: project, service, path and query.
+type GetKey = (String, Service, String, Query);
+
+/// The answer to a GET on its way, for everyone who asks the same meanwhile.
+type SharedGet = Arc<OnceCell<Result<Reply, CloudError>>>;
+
 /// The HTTP side of the provider: sessions per project and one connection pool.
 #[derive(Debug)]
 pub struct Api {
     http: reqwest::Client,
     sessions: Sessions,
     config: Arc<OpenStackConfig>,
+    /// GETs on their way (a project pass asks Nova's server list for its servers and for
+    /// the routes' owners at once). An entry goes when its answer comes; one whose askers
+    /// all went away stays until the same GET is asked again, so there are at most as
+    /// many as distinct GETs.
+    gets: Mutex<HashMap<GetKey, SharedGet>>,
 }
 
 impl Api {
@@ -77,6 +92,7 @@ impl Api {
             http,
             sessions,
             config,
+            gets: Mutex::default(),
         })
     }
 
@@ -210,10 +226,34 @@ impl Api {
         path: &str,
         query: &[(String, String)],
     ) -> Result<T, CloudError> {
-        self.send(project, service, Method::GET, path, query, None)
+        self.shared_get(project, service, path, query)
             .await?
             .ok()?
             .json(service)
+    }
+
+    /// A GET's answer; the same GET asked while one is on its way waits for that one
+    /// instead of sending another. Later askers ask anew, so no answer is older than the
+    /// question.
+    async fn shared_get(
+        &self,
+        project: &str,
+        service: Service,
+        path: &str,
+        query: &[(String, String)],
+    ) -> Result<Reply, CloudError> {
+        let key: GetKey = (project.into(), service, path.into(), query.to_vec());
+        let gets = || self.gets.lock().unwrap_or_else(|p| p.into_inner());
+        let cell = gets().entry(key.clone()).or_default().clone();
+        let reply = cell
+            .get_or_init(|| self.send(project, service, Method::GET, path, query, None))
+            .await
+            .clone();
+        let mut gets = gets();
+        if gets.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+            gets.remove(&key);
+        }
+        reply
     }
 
     /// Every item under `key` of a listing, following its pages: `{key}_links` with

@@ -352,3 +352,23 @@ fn nova_statuses_map_onto_the_controllers() {
     assert_eq!(status_of("SOFT_DELETED", None), ServerStatus::Deleting);
     assert_eq!(status_of("SHUTOFF", None), ServerStatus::Active);
 }
+
+#[tokio::test]
+async fn the_same_listing_asked_at_once_is_sent_once() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    c.servers("p1").await.unwrap(); // signed in; the stand's list has two pages
+    let pages = || stand.seen("servers/detail").len();
+    let before = pages();
+    assert_eq!(before, 2);
+    let (a, b) = tokio::join!(c.servers("p1"), c.servers("p1"));
+    let ids = |v: Vec<Server>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    assert_eq!(ids(a.unwrap()), ids(b.unwrap()));
+    assert_eq!(
+        pages() - before,
+        2,
+        "two askers at once: each page asked once"
+    );
+    c.servers("p1").await.unwrap();
+    assert_eq!(pages() - before, 4, "a later asker asks anew");
+}

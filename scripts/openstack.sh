@@ -154,6 +154,7 @@ stop_one() {
   for _ in $(seq 1 100); do alive "$1" || break; sleep 0.1; done
   # octavia-worker's cotyledon master (and sometimes others) ignore TERM while busy
   kill -KILL -- "-$pid" 2>/dev/null || true
+  wait_for 10 "$1's processes to end" group_gone "$pid"
   rm -f "$RUN/$1.pid"
 }
 
@@ -175,6 +176,8 @@ wait_for() {
   done
 }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# group_gone PGID: no live process of the group (each service runs in its own, by setsid)
+group_gone() { ! ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
 http_answers() { [[ "$(curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Connection: close' "http://127.0.0.1:$1/")" =~ ^[2-4] ]]; }
 mysql_root() { mariadb --no-defaults -uroot -S "$RUN/mysql.sock" "$@"; }
 
@@ -333,6 +336,9 @@ kill_one() {
   local pid; pid=$(cat "$RUN/$1.pid")
   kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
   wait_for 10 "$1 to die" dead "$1"
+  # Its workers too: one still holding the listening socket makes the restart's bind fail
+  # ("Address already in use", seen with nova-api's uWSGI).
+  wait_for 10 "$1's processes to end" group_gone "$pid"
   rm -f "$RUN/$1.pid"
   say "$1 killed (pid $pid)"
 }

@@ -59,7 +59,7 @@ async fn cloud_outages_are_events_and_creation_times_out() {
 }
 
 /// A cloud that stops answering after `creates` server creations, like a controller
-/// killed in the middle of a pass.
+/// killed in the middle of a pass (with a large `creates`, it counts the creates asked).
 #[derive(Debug)]
 struct Dying {
     inner: SimCloud,
@@ -154,4 +154,21 @@ async fn killed_in_the_middle_of_a_create_and_restarted_it_converges_without_dup
     assert_eq!(unique.len(), 4);
     let pool = &w.get("k").await.unwrap().status.node_pools[0];
     assert_eq!((pool.running, pool.healthy), (4, 4));
+}
+
+#[tokio::test]
+async fn past_the_quota_a_pool_stops_after_one_wave_of_creates() {
+    let w = world("waves").await;
+    w.add(kluster("k", &[("a", 20)])).await; // the project may have 6 servers
+    w.pass().await; // Pending → Creating; the next pass creates the servers
+    let counting = Arc::new(Dying {
+        inner: w.sim.clone(),
+        creates: AtomicUsize::new(1_000),
+    });
+    let rec = reconciler(&w.store, counting.clone());
+    rec.pass().await.unwrap();
+    let asked = 1_000 - counting.creates.load(Ordering::SeqCst);
+    assert_eq!(w.servers("k").await.len(), 6);
+    // One wave of 8 goes out together; once the cloud refused, the other 12 are not sent.
+    assert_eq!(asked, 8, "creates sent in the pass");
 }

@@ -1,5 +1,6 @@
 //! Launch's executor: applies the [`plan`](super::plan) to the cloud and records events.
 
+use futures_util::future::join_all;
 use futures_util::stream::{self, StreamExt};
 use kluster::{EventDetail, EventReason, Kluster};
 
@@ -75,8 +76,8 @@ pub async fn reconcile(
             }
         }
     }
-    // Every missing server goes out at once (at most 8 at a time, as a direct client would
-    // send them); results are read back in order, so events keep the pool's order.
+    // The missing servers go out together, as a direct client would send them; results
+    // are read back in order, so events keep the pools' order.
     let mut specs = Vec::new();
     for (i, count) in plan.create {
         let pool = &k.spec.node_pools[i];
@@ -97,36 +98,36 @@ pub async fn reconcile(
             ));
         }
     }
-    let mut creates = Vec::new();
-    for (i, spec) in &specs {
-        let call = ctx.cloud().create_server(ctx.project, spec);
-        creates.push(async move { (*i, ctx.call(call).await) });
-    }
-    let results: Vec<_> = stream::iter(creates)
-        .buffered(CALLS_AT_ONCE)
-        .collect()
-        .await;
+    // Eight at a time; a pool the cloud refused gets no more tries in this pass (past the
+    // quota, the same answer would come for every one of its servers).
     let mut refused_pools = Vec::new();
-    for (i, result) in results {
-        match result {
-            Ok(server) => {
-                out.created += 1;
-                out.launched.push(server.id.clone());
-                pools[i].running += 1;
-                let message = format!("Successfully created node {}", server.name);
-                ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
-                    .await?;
-            }
-            // The same error repeats for the rest of the pool: one warning says it.
-            Err(_) if refused_pools.contains(&i) => {}
-            Err(e) => {
-                out.refused += 1;
-                refused_pools.push(i);
-                let message = format!("Failed to create node: {e}");
-                let detail =
-                    (e.kind == CloudErrorKind::QuotaExceeded).then_some(EventDetail::QuotaExceeded);
-                ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
-                    .await?;
+    for wave in specs.chunks(CALLS_AT_ONCE) {
+        let mut creates = Vec::new();
+        for (i, spec) in wave.iter().filter(|(i, _)| !refused_pools.contains(i)) {
+            let call = ctx.cloud().create_server(ctx.project, spec);
+            creates.push(async move { (*i, ctx.call(call).await) });
+        }
+        for (i, result) in join_all(creates).await {
+            match result {
+                Ok(server) => {
+                    out.created += 1;
+                    out.launched.push(server.id.clone());
+                    pools[i].running += 1;
+                    let message = format!("Successfully created node {}", server.name);
+                    ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
+                        .await?;
+                }
+                // The same error for the rest of the wave: one warning says it.
+                Err(_) if refused_pools.contains(&i) => {}
+                Err(e) => {
+                    out.refused += 1;
+                    refused_pools.push(i);
+                    let message = format!("Failed to create node: {e}");
+                    let detail = (e.kind == CloudErrorKind::QuotaExceeded)
+                        .then_some(EventDetail::QuotaExceeded);
+                    ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
+                        .await?;
+                }
             }
         }
     }

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod auth;
 pub mod cloud;
+pub mod flights;
 pub mod metrics;
 pub mod pki;
 pub mod reconcile;

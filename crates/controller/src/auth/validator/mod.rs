@@ -7,17 +7,17 @@
 //! would otherwise ask Keystone once each, at once).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use sha2::{Digest, Sha256};
-use tokio::sync::{Mutex, OnceCell};
+use tokio::sync::Mutex;
 
 use keystone::{PasswordAuth, ProjectRef, TokenSecret};
 
 use crate::auth::Creds;
+use crate::flights::Flights;
 
 /// The authenticated caller, as Kubernikus sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,11 +116,8 @@ pub struct TokenValidator {
     service_token: Mutex<Option<(TokenSecret, Instant)>>,
     cache: Mutex<HashMap<[u8; 32], Cached>>,
     /// Validations under way, by token key: callers with the same token wait on one.
-    inflight: std::sync::Mutex<HashMap<[u8; 32], Flight>>,
+    inflight: Flights<[u8; 32], Result<Principal, AuthError>>,
 }
-
-/// One validation under way, its answer shared by everyone who asked meanwhile.
-type Flight = Arc<OnceCell<Result<Principal, AuthError>>>;
 
 impl std::fmt::Debug for TokenValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -146,7 +143,7 @@ impl TokenValidator {
             ttl: ttl.min(Duration::from_secs(300)),
             service_token: Mutex::new(None),
             cache: Mutex::new(HashMap::new()),
-            inflight: std::sync::Mutex::default(),
+            inflight: Flights::default(),
         }
     }
 
@@ -168,17 +165,10 @@ impl TokenValidator {
             }
         }
         // Join the validation of this token under way, or start it. If the caller running
-        // it goes away, the next waiter runs it (the cell stays empty until one finishes).
-        let joined = Joined {
-            flight: lock(&self.inflight).entry(key).or_default().clone(),
-            validator: self,
-            key,
-        };
-        joined
-            .flight
-            .get_or_init(|| self.validate(token, key, now))
+        // it goes away, the next waiter runs it.
+        self.inflight
+            .run(key, || self.validate(token, key, now))
             .await
-            .clone()
     }
 
     /// Asks Keystone about `token` (cache key `key`, asked at `now`); caches a valid answer.
@@ -283,32 +273,6 @@ impl TokenValidator {
     pub async fn clear_cache(&self) {
         self.cache.lock().await.clear();
     }
-}
-
-/// A caller's share of a validation under way. When it is done (answered, or the caller
-/// went away as the last one waiting), the finished or abandoned flight leaves the map, so
-/// the map holds only validations someone still waits for.
-struct Joined<'a> {
-    validator: &'a TokenValidator,
-    key: [u8; 32],
-    flight: Flight,
-}
-
-impl Drop for Joined<'_> {
-    fn drop(&mut self) {
-        let mut inflight = lock(&self.validator.inflight);
-        let ours = inflight
-            .get(&self.key)
-            .is_some_and(|f| Arc::ptr_eq(f, &self.flight));
-        // Two holders left: the map and this caller.
-        if ours && (self.flight.initialized() || Arc::strong_count(&self.flight) <= 2) {
-            inflight.remove(&self.key);
-        }
-    }
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn time_now() -> time::OffsetDateTime {

@@ -149,6 +149,13 @@ async fn unreachable_keystone_fails_closed_with_503() {
     assert_eq!((err.clone(), err.status()), (AuthError::Unavailable, 503));
 }
 
+/// Moves tokio's clock forward by `by` at once (the stub Keystone keeps real time).
+async fn time_passes(by: Duration) {
+    tokio::time::pause();
+    tokio::time::advance(by).await;
+    tokio::time::resume();
+}
+
 #[tokio::test]
 async fn cache_is_bounded_by_ttl() {
     let stub = Arc::new(Stub {
@@ -165,16 +172,12 @@ async fn cache_is_bounded_by_ttl() {
         "served from cache"
     );
     // The cache reads tokio's clock: a minute passes without waiting for it.
-    tokio::time::pause();
-    tokio::time::advance(Duration::from_secs(59)).await;
-    tokio::time::resume();
+    time_passes(Duration::from_secs(59)).await;
     assert!(
         cached.principal(Some("good")).await.is_ok(),
         "still served from cache within its time"
     );
-    tokio::time::pause();
-    tokio::time::advance(Duration::from_secs(2)).await;
-    tokio::time::resume();
+    time_passes(Duration::from_secs(2)).await;
     assert_eq!(
         cached.principal(Some("good")).await,
         Err(AuthError::Unavailable),
@@ -236,5 +239,5 @@ async fn concurrent_requests_with_one_token_share_one_keystone_call() {
     );
     assert_eq!(v.principal(Some("bogus")).await, Err(AuthError::Invalid));
     assert_eq!(stub.validated.load(Ordering::SeqCst), before + 1);
-    assert!(lock(&v.inflight).is_empty(), "nothing left waiting");
+    assert!(v.inflight.is_empty(), "nothing left waiting");
 }

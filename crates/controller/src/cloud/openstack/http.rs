@@ -4,10 +4,7 @@
 //! and list pagination. Identical GETs asked at the same time share one request. Tokens
 //! travel in headers marked sensitive and are never logged.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use tokio::sync::OnceCell;
+use std::sync::Arc;
 
 use reqwest::Method;
 use serde::de::DeserializeOwned;
@@ -18,6 +15,7 @@ use super::catalog::Service;
 use super::config::OpenStackConfig;
 use super::failure::{answer_error, secret_header, transport};
 use crate::cloud::CloudError;
+use crate::flights::Flights;
 
 /// Nova's microversion the provider speaks (tags and metadata on create, like Kubernikus).
 pub const NOVA_MICROVERSION: &str = "2.67";
@@ -61,9 +59,6 @@ impl Reply {
 /// What a GET asks: project, service, path and query.
 type GetKey = (String, Service, String, Query);
 
-/// The answer to a GET on its way, for everyone who asks the same meanwhile.
-type SharedGet = Arc<OnceCell<Result<Reply, CloudError>>>;
-
 /// The HTTP side of the provider: sessions per project and one connection pool.
 #[derive(Debug)]
 pub struct Api {
@@ -71,10 +66,8 @@ pub struct Api {
     sessions: Sessions,
     config: Arc<OpenStackConfig>,
     /// GETs on their way (a project pass asks Nova's server list for its servers and for
-    /// the routes' owners at once). An entry goes when its answer comes; one whose askers
-    /// all went away stays until the same GET is asked again, so there are at most as
-    /// many as distinct GETs.
-    gets: Mutex<HashMap<GetKey, SharedGet>>,
+    /// the routes' owners at once).
+    gets: Flights<GetKey, Result<Reply, CloudError>>,
 }
 
 impl Api {
@@ -92,7 +85,7 @@ impl Api {
             http,
             sessions,
             config,
-            gets: Mutex::default(),
+            gets: Flights::default(),
         })
     }
 
@@ -243,17 +236,11 @@ impl Api {
         query: &[(String, String)],
     ) -> Result<Reply, CloudError> {
         let key: GetKey = (project.into(), service, path.into(), query.to_vec());
-        let gets = || self.gets.lock().unwrap_or_else(|p| p.into_inner());
-        let cell = gets().entry(key.clone()).or_default().clone();
-        let reply = cell
-            .get_or_init(|| self.send(project, service, Method::GET, path, query, None))
+        self.gets
+            .run(key, || {
+                self.send(project, service, Method::GET, path, query, None)
+            })
             .await
-            .clone();
-        let mut gets = gets();
-        if gets.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
-            gets.remove(&key);
-        }
-        reply
     }
 
     /// Every item under `key` of a listing, following its pages: `{key}_links` with

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use futures_util::stream::{self, StreamExt};
 use kluster::{EventDetail, EventReason, EventType, Kluster, Router};
 use tokio::time::Instant;
 
@@ -14,6 +15,9 @@ use crate::store::{self, NewEvent, Store, StoreError};
 
 /// Longest budget or call timeout honoured (longer ones are cut to it).
 pub(super) const LONGEST: Duration = Duration::from_secs(24 * 3600);
+
+/// Cloud calls in flight at once for one kluster ([`Ctx::calls`]).
+pub(super) const CALLS_AT_ONCE: usize = 8;
 
 /// How long the simulated phases take, and how long the reconcilers wait for things.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +164,16 @@ impl Ctx<'_> {
                 human(call_timeout)
             ))),
         }
+    }
+
+    /// Cloud calls, each as [`Ctx::call`], at most [`CALLS_AT_ONCE`] at a time; their
+    /// answers in the calls' order.
+    pub async fn calls<T>(
+        &self,
+        calls: Vec<impl std::future::Future<Output = Result<T, CloudError>>>,
+    ) -> Vec<Result<T, CloudError>> {
+        let calls: Vec<_> = calls.into_iter().map(|c| self.call(c)).collect();
+        stream::iter(calls).buffered(CALLS_AT_ONCE).collect().await
     }
 
     fn spent(&self) -> CloudError {

@@ -5,8 +5,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use futures_util::stream::{self, StreamExt};
-
 use kluster::{EventReason, Kluster};
 
 use super::context::{Ctx, KlusterView, Outcome};
@@ -186,19 +184,20 @@ pub async fn reconcile(
             return Ok(out);
         }
     }
-    // The plan's deletes go out together (at most 8 at once); events follow in plan order.
+    // The plan's deletes go out together; events follow in plan order.
+    let mut at = Vec::new();
     let mut deletes = Vec::new();
     for (i, step) in steps.iter().enumerate() {
-        let call = match step {
+        deletes.push(match step {
             Step::DeleteResource { id, .. } => ctx.cloud().delete_resource(project, id),
             Step::DeleteServer { id, .. } => ctx.cloud().delete_server(project, id),
             _ => continue,
-        };
-        deletes.push(async move { (i, ctx.call(call).await) });
+        });
+        at.push(i);
     }
     let attempted = deletes.len();
     let mut done: HashMap<usize, Result<(), CloudError>> =
-        stream::iter(deletes).buffer_unordered(8).collect().await;
+        at.into_iter().zip(ctx.calls(deletes).await).collect();
     let failed = done.values().filter(|r| r.is_err()).count();
     // Every delete refused and nothing on its way out: the cloud is not working on it, so
     // the next look backs off instead of retrying (and warning) every few seconds.

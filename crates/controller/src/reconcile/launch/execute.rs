@@ -1,18 +1,13 @@
 //! Launch's executor: applies the [`plan`](super::plan) to the cloud and records events.
 
-use futures_util::future::join_all;
-use futures_util::stream::{self, StreamExt};
 use kluster::{EventDetail, EventReason, Kluster};
 
 use super::plan_with;
 use super::prefix;
 use crate::cloud::{CloudErrorKind, ServerSpec};
-use crate::reconcile::context::{Ctx, KlusterView, Outcome};
+use crate::reconcile::context::{Ctx, KlusterView, Outcome, CALLS_AT_ONCE};
 use crate::reconcile::next::Next;
 use crate::store::StoreError;
-
-/// Server creates (or deletes) in flight at once for one kluster.
-const CALLS_AT_ONCE: usize = 8;
 
 /// Launch's executor for one running kluster: deletes the servers its plan removes (not
 /// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
@@ -34,15 +29,11 @@ pub async fn reconcile(
         .iter()
         .filter(|r| !o.grounded.contains(&r.id))
         .collect();
-    let mut deletes = Vec::new();
-    for r in &removals {
-        let call = ctx.cloud().delete_server(ctx.project, &r.id);
-        deletes.push(async move { ctx.call(call).await });
-    }
-    let deleted: Vec<_> = stream::iter(deletes)
-        .buffered(CALLS_AT_ONCE)
-        .collect()
-        .await;
+    let deletes = removals
+        .iter()
+        .map(|r| ctx.cloud().delete_server(ctx.project, &r.id))
+        .collect();
+    let deleted = ctx.calls(deletes).await;
     for (r, result) in removals.into_iter().zip(deleted) {
         match result {
             Ok(()) => {
@@ -102,12 +93,16 @@ pub async fn reconcile(
     // quota, the same answer would come for every one of its servers).
     let mut refused_pools = Vec::new();
     for wave in specs.chunks(CALLS_AT_ONCE) {
-        let mut creates = Vec::new();
-        for (i, spec) in wave.iter().filter(|(i, _)| !refused_pools.contains(i)) {
-            let call = ctx.cloud().create_server(ctx.project, spec);
-            creates.push(async move { (*i, ctx.call(call).await) });
-        }
-        for (i, result) in join_all(creates).await {
+        let asked: Vec<_> = wave
+            .iter()
+            .filter(|(i, _)| !refused_pools.contains(i))
+            .collect();
+        let creates = asked
+            .iter()
+            .map(|(_, spec)| ctx.cloud().create_server(ctx.project, spec))
+            .collect();
+        let created = ctx.calls(creates).await;
+        for (&(i, _), result) in asked.into_iter().zip(created) {
             match result {
                 Ok(server) => {
                     out.created += 1;

@@ -157,22 +157,11 @@ start_server() {
 }
 
 seed() {
-  KS_URL="$URL" KS_ADMIN_PASSWORD="$KS_ADMIN_PASSWORD" KS_HOME="$KS_HOME" "$PY" - <<'EOF'
-import json, os, urllib.request, urllib.error
-B = os.environ["KS_URL"]
-def req(m, p, body=None, tok=None):
-    h = {"Content-Type": "application/json"}
-    if tok: h["X-Auth-Token"] = tok
-    r = urllib.request.Request(B + p, data=json.dumps(body).encode() if body is not None else None, method=m, headers=h)
-    try:
-        with urllib.request.urlopen(r) as resp:
-            raw = resp.read(); return resp.status, resp.headers, json.loads(raw) if raw else {}
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, {"error": e.read().decode()}
-a = {"identity": {"methods": ["password"], "password": {"user": {"name": "admin", "domain": {"name": "Default"},
-     "password": os.environ["KS_ADMIN_PASSWORD"]}}}, "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}
-s, h, b = req("POST", "/auth/tokens", {"auth": a}); assert s == 201, (s, b)
-T = h["X-Subject-Token"]
+  KS_URL="$URL" KS_ADMIN_PASSWORD="$KS_ADMIN_PASSWORD" KS_HOME="$KS_HOME" \
+    PYTHONPATH="$ROOT/scripts" "$PY" - <<'EOF'
+import os
+from keystone_admin import B, req, admin_token
+T = admin_token()
 def ensure(coll, key, name, body, query=""):
     s, _, b = req("GET", f"/{coll}?name={name}{query}", tok=T)
     if b.get(coll): return b[coll][0]["id"]
@@ -235,23 +224,12 @@ EOF
 
 register_kubernikus() {
   running || { say "not running: start it first"; exit 1; }
-  KS_URL="$URL" KS_ADMIN_PASSWORD="$KS_ADMIN_PASSWORD" "$PY" - "$@" <<'EOF'
-import json, os, sys, urllib.request, urllib.error
-B = os.environ["KS_URL"]
-def req(m, p, body=None, tok=None):
-    h = {"Content-Type": "application/json"}
-    if tok: h["X-Auth-Token"] = tok
-    r = urllib.request.Request(B + p, data=json.dumps(body).encode() if body is not None else None, method=m, headers=h)
-    try:
-        with urllib.request.urlopen(r) as resp:
-            raw = resp.read(); return resp.status, resp.headers, json.loads(raw) if raw else {}
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, {"error": e.read().decode()}
+  KS_URL="$URL" KS_ADMIN_PASSWORD="$KS_ADMIN_PASSWORD" PYTHONPATH="$ROOT/scripts" \
+    "$PY" - "$@" <<'EOF'
+import sys
+from keystone_admin import req, admin_token
 wanted = dict(a.split("=", 1) for a in sys.argv[1:])
-a = {"identity": {"methods": ["password"], "password": {"user": {"name": "admin", "domain": {"name": "Default"},
-     "password": os.environ["KS_ADMIN_PASSWORD"]}}}, "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}
-s, h, b = req("POST", "/auth/tokens?nocatalog", {"auth": a}); assert s == 201, (s, b)
-T = h["X-Subject-Token"]
+T = admin_token()
 for region in wanted:
     if req("GET", f"/regions/{region}", tok=T)[0] == 404:
         s, _, b = req("POST", "/regions", {"region": {"id": region}}, tok=T); assert s == 201, (s, b)

@@ -117,7 +117,12 @@ impl Fixture {
 
     /// Creates kluster `name` with one pool of `size` (the seeded flavor and image).
     async fn create(&self, name: &str, size: i64) {
-        let (status, v) = common::create(self.app(), &self.tok, body(name, size).to_string()).await;
+        self.create_with(body(name, size)).await;
+    }
+
+    /// Creates the kluster `body` asks for.
+    async fn create_with(&self, body: Value) {
+        let (status, v) = common::create(self.app(), &self.tok, body.to_string()).await;
         assert_eq!(status, 201, "{v}");
     }
 

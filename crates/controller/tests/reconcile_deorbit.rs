@@ -1,11 +1,27 @@
 //! The deorbit reconciler over a real SQLite store and the simulated cloud on a manual
-//! clock: deleting a kluster removes every resource it had and nothing of another's.
+//! clock: deleting a kluster removes every resource it had and nothing of another's, its
+//! nodes first and its volumes after them.
 
 mod common;
 
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::Arc;
+
+use common::dying::Dying;
 use common::world::*;
 use controller::cloud::Cloud;
 use kluster::KlusterPhase;
+
+/// Marks kluster `name` deleted, as the API's DELETE does.
+async fn terminate(w: &World, name: &str) {
+    w.store
+        .modify(P, name, |k| {
+            k.status.phase = KlusterPhase::Terminating;
+            Ok::<_, ()>(())
+        })
+        .await
+        .unwrap();
+}
 
 #[tokio::test]
 async fn deleting_a_kluster_leaves_no_debris() {
@@ -14,7 +30,7 @@ async fn deleting_a_kluster_leaves_no_debris() {
     w.up("other", &[("a", 1)]).await;
     let mut kinds: Vec<String> = w
         .sim
-        .resources(P)
+        .resources(P, &[])
         .await
         .unwrap()
         .into_iter()
@@ -23,13 +39,7 @@ async fn deleting_a_kluster_leaves_no_debris() {
         .collect();
     kinds.sort();
     assert_eq!(kinds, ["LoadBalancer", "Route", "Route", "Volume"]);
-    w.store
-        .modify(P, "k", |k| {
-            k.status.phase = KlusterPhase::Terminating;
-            Ok::<_, ()>(())
-        })
-        .await
-        .unwrap();
+    terminate(&w, "k").await;
     for _ in 0..10 {
         if w.get("k").await.is_none() {
             break;
@@ -50,8 +60,50 @@ async fn deleting_a_kluster_leaves_no_debris() {
             .position(|x| x == r)
             .unwrap_or_else(|| panic!("{r} missing from {reasons:?}"))
     };
-    assert!(pos("WaitingForDeorbitVolumes") < pos("SuccessfulDeorbitVolumes"));
+    // Nodes, load balancers and routes go together; the volume once the nodes are gone.
+    assert!(pos("SuccessfulDeleteNode") < pos("WaitingForDeorbitNodes"));
     assert!(pos("WaitingForDeorbitLoadBalancers") < pos("SuccessfulDeorbitLoadBalancers"));
-    assert!(pos("SuccessfulDeorbitRoutes") < pos("WaitingForDeorbitNodes"));
-    assert!(pos("WaitingForDeorbitNodes") < pos("SuccessfulDeorbit"));
+    assert!(pos("WaitingForDeorbitRoutes") < pos("SuccessfulDeorbitRoutes"));
+    assert!(pos("WaitingForDeorbitNodes") < pos("WaitingForDeorbitVolumes"));
+    assert!(pos("WaitingForDeorbitVolumes") < pos("SuccessfulDeorbitVolumes"));
+    assert!(pos("SuccessfulDeorbitVolumes") < pos("SuccessfulDeorbit"));
+}
+
+#[tokio::test]
+async fn a_deleted_klusters_known_nodes_go_at_once_even_when_the_listings_hang() {
+    let w = world("deorbit-first").await;
+    w.up("k", &[("a", 2)]).await;
+    terminate(&w, "k").await;
+    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    cloud.blind.store(true, SeqCst);
+    let rec = reconciler(&w.store, cloud.clone());
+    // The listings time out; the deletes of the servers the store knows went out anyway.
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.deletes.load(SeqCst), 2);
+    assert!(w.servers("k").await.is_empty(), "both servers are going");
+    let reasons = w.reasons("k").await;
+    let deleted = reasons
+        .iter()
+        .filter(|r| *r == "SuccessfulDeleteNode")
+        .count();
+    assert_eq!(deleted, 2, "{reasons:?}");
+    assert!(
+        reasons.iter().any(|r| r == "CloudUnavailable"),
+        "{reasons:?}"
+    );
+    // Each is sent once: the next pass sends none again.
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.deletes.load(SeqCst), 2);
+    // The cloud answers again: the rest goes, and the kluster with it.
+    cloud.blind.store(false, SeqCst);
+    for _ in 0..10 {
+        if w.get("k").await.is_none() {
+            break;
+        }
+        w.sim.clock().advance(TEARDOWN);
+        rec.pass().await.unwrap();
+    }
+    assert!(w.get("k").await.is_none(), "removed");
+    assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
+    assert_eq!(cloud.deletes.load(SeqCst), 2, "no server deleted twice");
 }

@@ -4,13 +4,13 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::dying::Dying;
 use common::world::*;
-use controller::cloud::sim::{Faults, SimCloud};
-use controller::cloud::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use controller::cloud::sim::Faults;
 use kluster::KlusterPhase;
 
 #[tokio::test]
@@ -58,80 +58,12 @@ async fn cloud_outages_are_events_and_creation_times_out() {
     assert_eq!(late.status.message, "");
 }
 
-/// A cloud that stops answering after `creates` server creations, like a controller
-/// killed in the middle of a pass (with a large `creates`, it counts the creates asked).
-#[derive(Debug)]
-struct Dying {
-    inner: SimCloud,
-    creates: AtomicUsize,
-}
-
-impl Cloud for Dying {
-    fn metadata<'a>(
-        &'a self,
-        p: &'a str,
-    ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
-        self.inner.metadata(p)
-    }
-    fn images<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
-        self.inner.images(p)
-    }
-    fn quota<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
-        self.inner.quota(p)
-    }
-    fn servers<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
-        self.inner.servers(p)
-    }
-    fn create_server<'a>(
-        &'a self,
-        p: &'a str,
-        spec: &'a ServerSpec,
-    ) -> BoxFuture<'a, Result<Server, CloudError>> {
-        Box::pin(async move {
-            // Creates go out together: once the process has died, none reaches the cloud.
-            let Ok(left) = self
-                .creates
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-            else {
-                return std::future::pending().await;
-            };
-            let r = self.inner.create_server(p, spec).await;
-            if left <= 1 {
-                // The process dies here: this and every later call never answer.
-                self.creates.store(0, Ordering::SeqCst);
-                std::future::pending::<()>().await;
-            }
-            r
-        })
-    }
-    fn delete_server<'a>(
-        &'a self,
-        p: &'a str,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<(), CloudError>> {
-        self.inner.delete_server(p, id)
-    }
-    fn resources<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
-        self.inner.resources(p)
-    }
-    fn delete_resource<'a>(
-        &'a self,
-        p: &'a str,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<(), CloudError>> {
-        self.inner.delete_resource(p, id)
-    }
-}
-
 #[tokio::test]
 async fn killed_in_the_middle_of_a_create_and_restarted_it_converges_without_duplicates() {
     let w = world("restart").await;
     w.add(kluster("k", &[("a", 4)])).await;
     w.pass().await; // Pending → Creating; the next pass creates the servers
-    let dying = Arc::new(Dying {
-        inner: w.sim.clone(),
-        creates: AtomicUsize::new(2),
-    });
+    let dying = Arc::new(Dying::new(w.sim.clone(), 2));
     let mut first = reconciler(&w.store, dying);
     first.call_timeout = Duration::from_secs(60);
     // The pass is dropped (the task killed) after the second server was created, before
@@ -161,10 +93,7 @@ async fn past_the_quota_a_pool_stops_after_one_wave_of_creates() {
     let w = world("waves").await;
     w.add(kluster("k", &[("a", 20)])).await; // the project may have 6 servers
     w.pass().await; // Pending → Creating; the next pass creates the servers
-    let counting = Arc::new(Dying {
-        inner: w.sim.clone(),
-        creates: AtomicUsize::new(1_000),
-    });
+    let counting = Arc::new(Dying::new(w.sim.clone(), 1_000));
     let rec = reconciler(&w.store, counting.clone());
     rec.pass().await.unwrap();
     let asked = 1_000 - counting.creates.load(Ordering::SeqCst);

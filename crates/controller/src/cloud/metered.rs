@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use tracing::Instrument;
 
-use super::{BoxFuture, Cloud, CloudError, KlusterUser, Quota, Resource, Server, ServerSpec};
+use super::{
+    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerSpec,
+};
 use crate::metrics::Metrics;
 
 /// Wraps a cloud with call metrics.
@@ -149,12 +151,13 @@ impl Cloud for MeteredCloud {
     fn resources<'a>(
         &'a self,
         project: &'a str,
+        ranges: &'a [PodRange],
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
         timed(
             &self.metrics,
             "list_resources",
             project,
-            self.inner.resources(project),
+            self.inner.resources(project, ranges),
         )
     }
 

@@ -208,6 +208,20 @@ pub struct RouterRoute {
     pub nexthop: String,
 }
 
+/// A kluster's pod range on its router. A route on that router into the range is the
+/// kluster's: its cloud controller manager makes one per node (Kubernikus's route garbage
+/// collector goes by the same rule), and admission keeps the range off other klusters'
+/// ranges and off the routes already there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodRange {
+    /// The kluster.
+    pub kluster: String,
+    /// Its router's id.
+    pub router: String,
+    /// Its pod range (`spec.clusterCIDR`).
+    pub cidr: String,
+}
+
 /// A cloud resource created by a kluster's workloads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resource {
@@ -282,10 +296,12 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<(), CloudError>>;
 
     /// Resources the project's klusters created by themselves (volumes, load balancers,
-    /// routes).
+    /// routes). `ranges`: klusters' pod ranges, whose routes are theirs whether or not a
+    /// server of theirs is still listed with the next hop.
     fn resources<'a>(
         &'a self,
         project: &'a str,
+        ranges: &'a [PodRange],
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>>;
 
     /// Every static route on the project's routers with an external gateway (the ones

@@ -91,6 +91,8 @@ pub struct KlusterView<'a> {
     pub cloud: &'a Seen,
     /// Servers flight deleted in this pass (launch does not delete them again).
     pub grounded: BTreeSet<String>,
+    /// Server deletes deorbit sent as the pass began, with the cloud's answers.
+    pub sent: &'a [(String, Result<(), CloudError>)],
 }
 
 /// What a reconciler did with one kluster.

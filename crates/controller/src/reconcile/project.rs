@@ -9,7 +9,7 @@ use tracing::Instrument;
 use super::context::{Ctx, KlusterView, Outcome, Seen};
 use super::next::Next;
 use super::{deorbit, flight, ground, launch};
-use crate::cloud::{CloudError, Server, ServerStatus};
+use crate::cloud::{CloudError, PodRange, Server, ServerStatus};
 use crate::store::{self, StoreError};
 
 /// What one pass did.
@@ -61,7 +61,8 @@ impl Ctx<'_> {
             ..Default::default()
         };
         let mut next = Vec::with_capacity(group.len());
-        let seen = self.look(group).await;
+        // A deleted kluster's known nodes go while the cloud is listed, not after.
+        let (seen, sent) = tokio::join!(self.look(group), deorbit::send_first(group, self));
         // A pass the cloud did not answer counts once (each kluster gets its own event).
         let phase = |o: &&store::Observed| o.stored.kluster.status.phase;
         let waits_for_cloud = group.iter().any(|o| {
@@ -101,7 +102,8 @@ impl Ctx<'_> {
                 project = self.project,
                 request_id = causes.get(name).map_or("", String::as_str),
             );
-            match self.kluster(o, &seen).instrument(span).await {
+            let sent = sent.get(name).map_or(&[][..], Vec::as_slice);
+            match self.kluster(o, &seen, sent).instrument(span).await {
                 Ok((out, changed)) => {
                     report.created += out.created;
                     report.deleted += out.deleted;
@@ -157,7 +159,8 @@ impl Ctx<'_> {
             if !has(|p| p == KlusterPhase::Terminating) {
                 return Some(Vec::new());
             }
-            match self.call(self.cloud().resources(project)).await {
+            let ranges = pod_ranges(group);
+            match self.call(self.cloud().resources(project, &ranges)).await {
                 Ok(r) => Some(r),
                 Err(e) => {
                     failed("resource listing", &e);
@@ -245,10 +248,16 @@ impl Ctx<'_> {
         seen: &Seen,
         out: &Outcome,
     ) -> Result<(), StoreError> {
-        let Some(servers) = &seen.servers else {
-            return Ok(());
-        };
         let name = &o.stored.kluster.name;
+        let Some(servers) = &seen.servers else {
+            // Nothing listed: only the servers this pass deleted leave the record.
+            if out.dropped.is_empty() {
+                return Ok(());
+            }
+            let left = o.servers.iter().filter(|id| !out.dropped.contains(*id));
+            let ids: Vec<String> = left.cloned().collect();
+            return self.store().record_servers(self.project, name, &ids).await;
+        };
         let mut ids: Vec<String> = servers
             .iter()
             .filter(|s| &s.kluster == name && s.status != ServerStatus::Deleting)
@@ -291,6 +300,7 @@ impl Ctx<'_> {
         &self,
         o: &store::Observed,
         seen: &Seen,
+        sent: &[(String, Result<(), CloudError>)],
     ) -> Result<(Outcome, bool), StoreError> {
         let project = self.project;
         let before = &o.stored.kluster;
@@ -300,6 +310,7 @@ impl Ctx<'_> {
             stored: o,
             cloud: seen,
             grounded: Default::default(),
+            sent,
         };
         let mut out = self
             .timed("ground", ground::reconcile(&mut k, &observed, self))
@@ -336,6 +347,7 @@ impl Ctx<'_> {
                 let message = "The cloud did not answer; retrying";
                 self.warn(before, EventReason::CloudUnavailable, message)
                     .await?;
+                deorbit::report_sent(before, &observed, &[], self, &mut out).await?;
                 out.next = Next::backoff();
             }
             _ => {}
@@ -362,4 +374,22 @@ impl Ctx<'_> {
             .await?;
         Ok((out, matches!(written, Some(Ok(_)))))
     }
+}
+
+/// The pod ranges of the klusters in `group` whose router is known: routes into them are
+/// theirs (`cloud::PodRange`).
+fn pod_ranges(group: &[store::Observed]) -> Vec<PodRange> {
+    group
+        .iter()
+        .map(|o| &o.stored.kluster)
+        .filter_map(|k| {
+            let router = &k.spec.openstack.router_id;
+            let cidr = k.spec.cluster_cidr.as_ref()?;
+            (!router.is_empty()).then(|| PodRange {
+                kluster: k.name.clone(),
+                router: router.clone(),
+                cidr: cidr.clone(),
+            })
+        })
+        .collect()
 }

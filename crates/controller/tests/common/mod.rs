@@ -2,6 +2,7 @@
 //! store, tokens from the real local Keystone, and request helpers.
 #![allow(dead_code)]
 
+pub mod dying;
 pub mod openstack;
 pub mod pg;
 pub mod world;

@@ -1,16 +1,23 @@
 //! Deleting a kluster takes what its workloads left, by the conventions of
 //! `cloud/openstack/resources.rs` (volume metadata `cinder.csi.openstack.org/cluster` or
 //! `kluster`, load balancers `kube_service_<kluster>_…` or "… from cluster <kluster>", routes
-//! via its servers), and nothing else: not what a kluster whose name it prefixes owns, not
-//! the project's own look-alikes. Counted from the real Cinder, Octavia and Neutron.
+//! into its pod range), and nothing else: not what a kluster whose name it prefixes owns,
+//! not the project's own look-alikes. Counted from the real Cinder, Octavia and Neutron.
+//! Its nodes go first, so its routes are told by their destination, not by a next hop.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::project::{Kind, Project, MARK};
-use super::{address, Fixture};
+use super::{address, body, Fixture};
 use crate::common::openstack::until;
+use controller::cloud::PodRange;
+
+/// The klusters' pod ranges: in 10.199.0.0/16, where the fixture's sweep looks for routes
+/// left behind.
+const RANGE_A: &str = "10.199.16.0/20";
+const RANGE_B: &str = "10.199.32.0/20";
 
 /// Something the test made: its kind, id and what it is, for messages.
 type Made = (Kind, String, String);
@@ -61,7 +68,7 @@ async fn check(f: &Fixture, made: &[Made], destinations: &[&str], there: bool, w
                 .collect()
         })
         .unwrap_or_default();
-    let listed = f.running.cloud.resources(&f.project.id).await;
+    let listed = f.running.cloud.resources(&f.project.id, &[]).await;
     let servers: Vec<Value> = f
         .project
         .servers()
@@ -100,9 +107,27 @@ async fn settled(p: &Project, made: &[Made]) {
     .await;
 }
 
-/// Asserts that the controller's cloud lists exactly `made` and `route` as kluster `k`'s.
-async fn controller_sees(f: &Fixture, k: &str, made: &[Made], route: String) {
-    let listed = f.running.cloud.resources(&f.project.id).await;
+/// The pod ranges of this test's klusters `a` and `b` on the project's router.
+fn ranges(f: &Fixture, a: &str, b: &str) -> Vec<PodRange> {
+    [(a, RANGE_A), (b, RANGE_B)]
+        .map(|(kluster, cidr)| PodRange {
+            kluster: kluster.to_string(),
+            router: f.project.router_id.clone(),
+            cidr: cidr.to_string(),
+        })
+        .to_vec()
+}
+
+/// Asserts that the controller's cloud, told the klusters' pod `ranges`, lists exactly
+/// `made` and `routes` as kluster `k`'s.
+async fn controller_sees(
+    f: &Fixture,
+    ranges: &[PodRange],
+    k: &str,
+    made: &[Made],
+    routes: &[String],
+) {
+    let listed = f.running.cloud.resources(&f.project.id, ranges).await;
     let listed = listed.expect("the controller lists the project's resources");
     let mut got: Vec<&str> = listed
         .iter()
@@ -116,7 +141,7 @@ async fn controller_sees(f: &Fixture, k: &str, made: &[Made], route: String) {
             Kind::LoadBalancer => format!("loadbalancer:{id}"),
             _ => format!("volume:{id}"),
         })
-        .chain([route])
+        .chain(routes.iter().cloned())
         .collect();
     want.sort();
     if got != want {
@@ -160,8 +185,11 @@ async fn deleting_a_kluster_takes_its_debris_and_nothing_that_looks_like_it() {
     // Two klusters, the first's name a prefix of the second's.
     let a = f.name("d");
     let b = format!("{a}0");
-    f.create(&a, 1).await;
-    f.create(&b, 1).await;
+    for (name, cidr) in [(&a, RANGE_A), (&b, RANGE_B)] {
+        let mut kluster = body(name, 1);
+        kluster["spec"]["clusterCIDR"] = json!(cidr);
+        f.create_with(kluster).await;
+    }
     let sa = f.active(&a, 1, Duration::from_secs(120)).await;
     let sb = f.active(&b, 1, Duration::from_secs(120)).await;
     let (ip_a, ip_b) = (address(&sa[0]), address(&sb[0]));
@@ -194,10 +222,13 @@ async fn deleting_a_kluster_takes_its_debris_and_nothing_that_looks_like_it() {
         load_balancer(p, format!("{MARK}-{a}"), format!("load balancer of {a}")).await,
         load_balancer(p, format!("kube_service_{old}_{MARK}_web"), String::new()).await,
     ];
-    // Routes: via a's server, via b's, via the project's appliance.
+    // Routes: into a's pod range via its server and into b's via b's (as their cloud
+    // controller managers make them); into a's range via an address no node has (one its
+    // cloud controller manager left behind); the project's own via its appliance.
     let routes = [
-        ("10.199.1.0/24", ip_a.as_str()),
-        ("10.199.2.0/24", ip_b.as_str()),
+        ("10.199.17.0/24", ip_a.as_str()),
+        ("10.199.18.0/24", appliance.as_str()),
+        ("10.199.33.0/24", ip_b.as_str()),
         ("10.199.3.0/24", appliance.as_str()),
     ];
     for (destination, nexthop) in routes {
@@ -208,26 +239,38 @@ async fn deleting_a_kluster_takes_its_debris_and_nothing_that_looks_like_it() {
     check(
         &f,
         &all,
-        &["10.199.1.0/24", "10.199.2.0/24", "10.199.3.0/24"],
+        &[
+            "10.199.17.0/24",
+            "10.199.18.0/24",
+            "10.199.33.0/24",
+            "10.199.3.0/24",
+        ],
         true,
         "made",
     )
     .await;
     // The controller's provider tells them apart the same way.
     let route = |d: &str, via: &str| format!("route:{},{d},{via}", p.router_id);
-    controller_sees(&f, &a, &of_a, route("10.199.1.0/24", &ip_a)).await;
-    controller_sees(&f, &b, &of_b, route("10.199.2.0/24", &ip_b)).await;
+    let ranges = ranges(&f, &a, &b);
+    let of_a_routes = [
+        route("10.199.17.0/24", &ip_a),
+        route("10.199.18.0/24", &appliance),
+    ];
+    controller_sees(&f, &ranges, &a, &of_a, &of_a_routes).await;
+    let of_b_routes = [route("10.199.33.0/24", &ip_b)];
+    controller_sees(&f, &ranges, &b, &of_b, &of_b_routes).await;
     f.lap("debris made");
 
     // a deleted: its volumes, load balancers, route and server gone; the rest there.
     f.delete(&a).await;
     f.lap(&format!("{a} deleted"));
-    check(&f, &of_a, &["10.199.1.0/24"], false, "a deleted").await;
+    let a_routes = ["10.199.17.0/24", "10.199.18.0/24"];
+    check(&f, &of_a, &a_routes, false, "a deleted").await;
     let rest: Vec<Made> = [&of_b[..], &theirs[..]].concat();
     check(
         &f,
         &rest,
-        &["10.199.2.0/24", "10.199.3.0/24"],
+        &["10.199.33.0/24", "10.199.3.0/24"],
         true,
         "a deleted",
     )
@@ -239,7 +282,7 @@ async fn deleting_a_kluster_takes_its_debris_and_nothing_that_looks_like_it() {
     // b deleted: its own go too; the project's stay, for the test to remove.
     f.delete(&b).await;
     f.lap(&format!("{b} deleted"));
-    check(&f, &of_b, &["10.199.2.0/24"], false, "b deleted").await;
+    check(&f, &of_b, &["10.199.33.0/24"], false, "b deleted").await;
     check(&f, &theirs, &["10.199.3.0/24"], true, "b deleted").await;
     p.route(false, "10.199.3.0/24", &appliance).await;
     for (kind, id, _) in &theirs {

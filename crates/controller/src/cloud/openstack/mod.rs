@@ -30,7 +30,9 @@ use std::sync::Arc;
 use kluster::OpenstackMetadata;
 use time::OffsetDateTime;
 
-use super::{BoxFuture, Cloud, CloudError, KlusterUser, Quota, Resource, Server, ServerSpec};
+use super::{
+    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerSpec,
+};
 use auth::Scope;
 use catalog::Service;
 use http::Api;
@@ -208,8 +210,9 @@ impl Cloud for OpenStackCloud {
     fn resources<'a>(
         &'a self,
         project: &'a str,
+        ranges: &'a [PodRange],
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
-        Box::pin(self.api.kluster_resources(project))
+        Box::pin(self.api.kluster_resources(project, ranges))
     }
 
     fn routes<'a>(

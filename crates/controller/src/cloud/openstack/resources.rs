@@ -3,9 +3,10 @@
 //! `cinder.csi.openstack.org/cluster` metadata, or our `kluster` key), Octavia load
 //! balancers (the cloud controller manager's `kube_service_<cluster>_<namespace>_<service>`
 //! names, or its "… from cluster <cluster>" description — the simulator uses the same name
-//! pattern), and router routes whose next hop is a kluster's server on one of the router's
-//! networks (named `route-<server>` like the simulator's; see [`route_node`]). Every match
-//! is on the whole kluster name, never a prefix. Each gets an id saying what it is, for
+//! pattern), and router routes into a kluster's pod range on its router ([`range_kluster`];
+//! named `route-<destination>`) or whose next hop is a kluster's server on one of the
+//! router's networks (named `route-<server>` like the simulator's; see [`route_node`]).
+//! Every match is on the whole kluster name, never a prefix. Each gets an id saying what it is, for
 //! [`Api::delete_resource`].
 
 use std::collections::HashMap;
@@ -16,7 +17,8 @@ use super::catalog::Service;
 use super::compute::{segment, KLUSTER_KEY};
 use super::http::{Api, Query};
 use super::network::Route;
-use crate::cloud::{CloudError, Resource, ResourceKind};
+use crate::cloud::{CloudError, PodRange, Resource, ResourceKind};
+use kluster::net::Cidr;
 
 /// Volume metadata keys naming the cluster a volume was made for.
 pub const VOLUME_CLUSTER_KEYS: &[&str] = &["cinder.csi.openstack.org/cluster", KLUSTER_KEY];
@@ -96,6 +98,23 @@ pub fn route_node<'a>(
         .filter(|n| n.addr == nexthop && (networks.is_empty() || networks.contains(&n.network)));
     let first = there.next()?;
     there.all(|n| n.kluster == first.kluster).then_some(first)
+}
+
+/// The kluster whose pod range on `router` holds all of `destination`, if any. Its nodes
+/// may be gone already (deleted first): the range still says whose the route is.
+pub fn range_kluster<'a>(
+    router: &str,
+    destination: &str,
+    ranges: &'a [PodRange],
+) -> Option<&'a str> {
+    let d = Cidr::parse(destination)?;
+    ranges
+        .iter()
+        .filter(|r| !r.router.is_empty() && r.router == router)
+        .find(|r| {
+            Cidr::parse(&r.cidr).is_some_and(|c| c.contains(d.network()) && c.contains(d.last()))
+        })
+        .map(|r| r.kluster.as_str())
 }
 
 /// The kluster of a load balancer: `kube_service_<kluster>_…` (kluster names have no
@@ -253,9 +272,13 @@ impl Api {
             .collect())
     }
 
-    /// Routes of the project's routers whose next hop is a kluster's server on one of the
-    /// router's networks ([`route_node`]).
-    async fn kluster_routes(&self, project: &str) -> Result<Vec<Resource>, CloudError> {
+    /// Routes of the project's routers into a kluster's pod range ([`range_kluster`]) or
+    /// whose next hop is a kluster's server on one of the router's networks ([`route_node`]).
+    async fn kluster_routes(
+        &self,
+        project: &str,
+        ranges: &[PodRange],
+    ) -> Result<Vec<Resource>, CloudError> {
         let (routers, tree, servers) = tokio::try_join!(
             self.routers(project),
             self.router_tree(project),
@@ -282,8 +305,12 @@ impl Api {
                 .flat_map(|t| t.networks.iter().map(|n| n.name.as_str()))
                 .collect();
             for route in &r.routes {
-                let Some(node) = route_node(&route.nexthop, &networks, &nodes) else {
-                    continue;
+                let (kluster, name) = match range_kluster(&r.id, &route.destination, ranges) {
+                    Some(k) => (k, format!("route-{}", route.destination)),
+                    None => match route_node(&route.nexthop, &networks, &nodes) {
+                        Some(node) => (node.kluster, format!("route-{}", node.server)),
+                        None => continue,
+                    },
                 };
                 out.push(Resource {
                     id: ResourceId::Route {
@@ -292,9 +319,9 @@ impl Api {
                         nexthop: route.nexthop.clone(),
                     }
                     .encode(),
-                    kluster: node.kluster.to_string(),
+                    kluster: kluster.to_string(),
                     kind: ResourceKind::Route,
-                    name: format!("route-{}", node.server),
+                    name,
                     deleting: false,
                 });
             }
@@ -302,15 +329,17 @@ impl Api {
         Ok(out)
     }
 
-    /// Volumes, load balancers and routes of the project's klusters.
+    /// Volumes, load balancers and routes of the project's klusters (`ranges`: their pod
+    /// ranges).
     pub(super) async fn kluster_resources(
         &self,
         project: &str,
+        ranges: &[PodRange],
     ) -> Result<Vec<Resource>, CloudError> {
         let (volumes, lbs, routes) = tokio::try_join!(
             self.kluster_volumes(project),
             self.kluster_load_balancers(project),
-            self.kluster_routes(project)
+            self.kluster_routes(project, ranges)
         )?;
         Ok(volumes.into_iter().chain(lbs).chain(routes).collect())
     }

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use kluster::OpenstackMetadata;
 
-use super::{BoxFuture, Cloud, CloudError, Quota, Resource, Server, ServerSpec};
+use super::{BoxFuture, Cloud, CloudError, PodRange, Quota, Resource, Server, ServerSpec};
 use crate::store::Store;
 
 pub use catalog::{FLAVORS, IMAGES, ZONES};
@@ -257,9 +257,12 @@ impl Cloud for SimCloud {
         })
     }
 
+    /// The simulated routes are named after their servers and go with them, so the pod
+    /// ranges are not needed.
     fn resources<'a>(
         &'a self,
         project: &'a str,
+        _ranges: &'a [PodRange],
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;

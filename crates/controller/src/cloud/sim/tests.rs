@@ -41,7 +41,7 @@ async fn servers_boot_register_and_bring_their_klusters_resources() {
     c.clock().advance(Duration::from_secs(10));
     let l = c.servers("p").await.unwrap();
     assert_eq!((l[0].status, l[0].node), (ServerStatus::Active, None));
-    assert!(c.resources("p").await.unwrap().is_empty());
+    assert!(c.resources("p", &[]).await.unwrap().is_empty());
     c.clock().advance(Duration::from_secs(5));
     let l = c.servers("p").await.unwrap();
     assert_eq!(
@@ -52,7 +52,7 @@ async fn servers_boot_register_and_bring_their_klusters_resources() {
         })
     );
     let mut kinds: Vec<_> = c
-        .resources("p")
+        .resources("p", &[])
         .await
         .unwrap()
         .iter()
@@ -80,7 +80,7 @@ async fn servers_boot_register_and_bring_their_klusters_resources() {
     c.clock().advance(Duration::from_secs(2));
     assert!(c.servers("p").await.unwrap().is_empty());
     let left: Vec<_> = c
-        .resources("p")
+        .resources("p", &[])
         .await
         .unwrap()
         .into_iter()

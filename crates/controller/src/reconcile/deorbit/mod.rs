@@ -1,147 +1,87 @@
-//! The deorbit reconciler's decision (Kubernikus's deorbiter): a Terminating kluster first
-//! has what its workloads created in the cloud demolished (volumes, load balancers,
-//! routes), then its nodes, and only then is it removed. Waiting is reported with
-//! `WaitingForDeorbit<Kind>` events and completion with `SuccessfulDeorbit<Kind>`.
+//! The deorbit reconciler (Kubernikus's deorbiter): a Terminating kluster has its nodes,
+//! load balancers and routes deleted, then its volumes ([`plan`] says why in that order),
+//! and only then is it removed. Waiting is reported with `WaitingForDeorbit<Kind>` events
+//! and completion with `SuccessfulDeorbit<Kind>`. The nodes the store knows are deleted as
+//! the pass begins ([`send_first`]), without waiting for the cloud's listings.
+
+mod plan;
 
 use std::collections::{BTreeSet, HashMap};
 
-use kluster::{EventReason, Kluster};
+use kluster::{EventReason, Kluster, KlusterPhase};
 
 use super::context::{Ctx, KlusterView, Outcome};
 use super::next::Next;
-use crate::cloud::{CloudError, Resource, ResourceKind, Server, ServerStatus};
-use crate::store::StoreError;
+use crate::cloud::{CloudError, Resource, Server, ServerStatus};
+use crate::store::{self, StoreError};
+pub use plan::{finished, finished_kind, plan, waited_kind, waiting, Step};
 
-/// One step of tearing a kluster down.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Ask the cloud to delete a resource.
-    DeleteResource {
-        /// Resource id.
-        id: String,
-        /// Its name, for the log.
-        name: String,
-    },
-    /// Ask the cloud to delete a server.
-    DeleteServer {
-        /// Server id.
-        id: String,
-        /// Its name, for the event.
-        name: String,
-    },
-    /// A Normal event.
-    Event {
-        /// e.g. `WaitingForDeorbitVolumes`.
-        reason: EventReason,
-        /// What is happening.
-        message: String,
-    },
-    /// Nothing is left: remove the kluster.
-    Remove,
+/// Server deletes sent as a pass began, by kluster: each server's id and the cloud's answer.
+pub type Sent = HashMap<String, Vec<(String, Result<(), CloudError>)>>;
+
+/// Sends the deletes of the servers the store knows of the project's Terminating klusters,
+/// together with the pass's listings rather than after them: nodes go first
+/// ([`plan`]) and the store's ids need no listing. Each server is sent once: a deleted one
+/// leaves the store's record in the same pass.
+pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
+    let mut sent = Sent::new();
+    if ctx.lease.is_some_and(|l| !l.valid()) {
+        return sent;
+    }
+    let targets: Vec<(&str, &str)> = group
+        .iter()
+        .filter(|o| o.stored.kluster.status.phase == KlusterPhase::Terminating)
+        .flat_map(|o| {
+            let name = o.stored.kluster.name.as_str();
+            o.servers.iter().map(move |id| (name, id.as_str()))
+        })
+        .collect();
+    if targets.is_empty() {
+        return sent;
+    }
+    let calls = targets
+        .iter()
+        .map(|(_, id)| ctx.cloud().delete_server(ctx.project, id))
+        .collect();
+    for ((kluster, id), result) in targets.iter().zip(ctx.calls(calls).await) {
+        sent.entry(kluster.to_string())
+            .or_default()
+            .push((id.to_string(), result));
+    }
+    sent
 }
 
-/// The reason while waiting for a kind to go.
-pub fn waiting(kind: ResourceKind) -> EventReason {
-    match kind {
-        ResourceKind::Volume => EventReason::WaitingForDeorbitVolumes,
-        ResourceKind::LoadBalancer => EventReason::WaitingForDeorbitLoadBalancers,
-        ResourceKind::Route => EventReason::WaitingForDeorbitRoutes,
-    }
-}
-
-/// The reason once a kind is gone.
-pub fn finished(kind: ResourceKind) -> EventReason {
-    match kind {
-        ResourceKind::Volume => EventReason::SuccessfulDeorbitVolumes,
-        ResourceKind::LoadBalancer => EventReason::SuccessfulDeorbitLoadBalancers,
-        ResourceKind::Route => EventReason::SuccessfulDeorbitRoutes,
-    }
-}
-
-/// The plan for kluster `name`, given its resources and servers and the kinds it has been
-/// seen waiting for without a success yet (read back from its events).
-pub fn plan(
-    name: &str,
-    resources: &[&Resource],
-    servers: &[&Server],
-    waited: &BTreeSet<ResourceKind>,
-) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let present: BTreeSet<ResourceKind> = resources.iter().map(|r| r.kind).collect();
-    for kind in waited.difference(&present) {
-        steps.push(Step::Event {
-            reason: finished(*kind),
-            message: format!("All {} of kluster {name} are deleted", noun(*kind)),
-        });
-    }
-    if !present.is_empty() {
-        for r in resources.iter().filter(|r| !r.deleting) {
-            steps.push(Step::DeleteResource {
-                id: r.id.clone(),
-                name: r.name.clone(),
-            });
-        }
-        for kind in &present {
-            let n = resources.iter().filter(|r| r.kind == *kind).count();
-            steps.push(Step::Event {
-                reason: waiting(*kind),
-                message: format!(
-                    "Waiting for {n} {} of kluster {name} to be deleted",
-                    noun(*kind)
-                ),
-            });
-        }
-        return steps;
-    }
-    if !servers.is_empty() {
-        for s in servers
+/// Records what the deletes [`send_first`] sent for kluster `k` came to: an event each, and
+/// the deleted ids in `out.dropped` (named from `nodes` where listed). How many failed.
+pub async fn report_sent(
+    k: &Kluster,
+    o: &KlusterView<'_>,
+    nodes: &[&Server],
+    ctx: &Ctx<'_>,
+    out: &mut Outcome,
+) -> Result<usize, StoreError> {
+    let mut failed = 0;
+    for (id, result) in o.sent {
+        let node = nodes
             .iter()
-            .filter(|s| s.status != ServerStatus::Deleting)
-        {
-            steps.push(Step::DeleteServer {
-                id: s.id.clone(),
-                name: s.name.clone(),
-            });
+            .find(|s| &s.id == id)
+            .map_or(id.as_str(), |s| s.name.as_str());
+        match result {
+            Ok(()) => {
+                out.deleted += 1;
+                out.dropped.insert(id.clone());
+                let message = format!("Successfully deleted node {node}");
+                ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
+                    .await?;
+            }
+            Err(e) => {
+                failed += 1;
+                let message = format!("Failed to delete node {node}: {e}");
+                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
+            }
         }
-        steps.push(Step::Event {
-            reason: EventReason::WaitingForDeorbitNodes,
-            message: format!(
-                "Waiting for {} nodes of kluster {name} to be deleted",
-                servers.len()
-            ),
-        });
-        return steps;
     }
-    steps.push(Step::Event {
-        reason: EventReason::SuccessfulDeorbit,
-        message: format!("Kluster {name} left nothing behind in the cloud"),
-    });
-    steps.push(Step::Remove);
-    steps
-}
-
-const KINDS: [ResourceKind; 3] = [
-    ResourceKind::Volume,
-    ResourceKind::LoadBalancer,
-    ResourceKind::Route,
-];
-
-/// The kind an event reason says deorbit waited for.
-pub fn waited_kind(reason: &EventReason) -> Option<ResourceKind> {
-    KINDS.into_iter().find(|k| waiting(*k) == *reason)
-}
-
-/// The kind a success reason says is gone.
-pub fn finished_kind(reason: &EventReason) -> Option<ResourceKind> {
-    KINDS.into_iter().find(|k| finished(*k) == *reason)
-}
-
-fn noun(kind: ResourceKind) -> &'static str {
-    match kind {
-        ResourceKind::Volume => "volumes",
-        ResourceKind::LoadBalancer => "load balancers",
-        ResourceKind::Route => "routes",
-    }
+    Ok(failed)
 }
 
 /// Deorbit's executor for one terminating kluster: the next tear-down steps, with the kinds
@@ -172,7 +112,9 @@ pub async fn reconcile(
             waited.remove(&kind);
         }
     }
-    let steps = plan(name, &mine, &nodes, &waited);
+    let sent_failed = report_sent(k, o, &nodes, ctx, &mut out).await?;
+    let sent: BTreeSet<&str> = o.sent.iter().map(|(id, _)| id.as_str()).collect();
+    let steps = plan(name, &mine, &nodes, &waited, &sent);
     // Until it is removed, what it waits for is looked at again soon.
     out.next = Next::soon();
     // Nothing else is left: the kluster's own user goes last (its servers needed it).
@@ -195,10 +137,10 @@ pub async fn reconcile(
         });
         at.push(i);
     }
-    let attempted = deletes.len();
+    let attempted = deletes.len() + o.sent.len();
     let mut done: HashMap<usize, Result<(), CloudError>> =
         at.into_iter().zip(ctx.calls(deletes).await).collect();
-    let failed = done.values().filter(|r| r.is_err()).count();
+    let failed = done.values().filter(|r| r.is_err()).count() + sent_failed;
     // Every delete refused and nothing on its way out: the cloud is not working on it, so
     // the next look backs off instead of retrying (and warning) every few seconds.
     let in_flight =
@@ -248,91 +190,4 @@ pub async fn reconcile(
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    fn res(id: &str, kind: ResourceKind, deleting: bool) -> Resource {
-        Resource {
-            id: id.into(),
-            kluster: "k".into(),
-            kind,
-            name: id.into(),
-            deleting,
-        }
-    }
-
-    fn server(id: &str, status: ServerStatus) -> Server {
-        Server {
-            id: id.into(),
-            name: id.into(),
-            kluster: "k".into(),
-            status,
-            node: None,
-            age: Duration::ZERO,
-        }
-    }
-
-    fn reasons(steps: &[Step]) -> Vec<String> {
-        steps
-            .iter()
-            .map(|s| match s {
-                Step::DeleteResource { id, .. } => format!("delete {id}"),
-                Step::DeleteServer { id, .. } => format!("delete server {id}"),
-                Step::Event { reason, .. } => reason.to_string(),
-                Step::Remove => "remove".into(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn resources_first_then_nodes_then_the_kluster() {
-        use ResourceKind::*;
-        let vol = res("v", Volume, false);
-        let lb = res("lb", LoadBalancer, true);
-        let node = server("n", ServerStatus::Active);
-        let gone_node = server("g", ServerStatus::Deleting);
-        let none = BTreeSet::new();
-        assert_eq!(
-            reasons(&plan("k", &[&vol, &lb], &[&node], &none)),
-            [
-                "delete v",
-                "WaitingForDeorbitVolumes",
-                "WaitingForDeorbitLoadBalancers"
-            ],
-            "resources first; the load balancer is already being deleted; nodes wait"
-        );
-        let waited = BTreeSet::from([Volume, LoadBalancer]);
-        assert_eq!(
-            reasons(&plan("k", &[&lb], &[&node], &waited)),
-            ["SuccessfulDeorbitVolumes", "WaitingForDeorbitLoadBalancers"]
-        );
-        assert_eq!(
-            reasons(&plan(
-                "k",
-                &[],
-                &[&node, &gone_node],
-                &BTreeSet::from([LoadBalancer])
-            )),
-            [
-                "SuccessfulDeorbitLoadBalancers",
-                "delete server n",
-                "WaitingForDeorbitNodes"
-            ]
-        );
-        assert_eq!(
-            reasons(&plan("k", &[], &[], &none)),
-            ["SuccessfulDeorbit", "remove"]
-        );
-        let reason = EventReason::parse;
-        assert_eq!(waited_kind(&reason("WaitingForDeorbitRoutes")), Some(Route));
-        assert_eq!(
-            finished_kind(&reason("SuccessfulDeorbitVolumes")),
-            Some(Volume)
-        );
-        assert_eq!(waited_kind(&reason("WaitingForDeorbitNodes")), None);
-    }
 }

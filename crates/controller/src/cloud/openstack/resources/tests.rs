@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::{load_balancer_kluster, route_node, volume_kluster, NodeAddress};
+use super::{load_balancer_kluster, range_kluster, route_node, volume_kluster, NodeAddress};
+use crate::cloud::PodRange;
 
 fn meta(pairs: &[(&str, &str)]) -> HashMap<String, String> {
     pairs
@@ -88,4 +89,27 @@ fn a_route_is_a_klusters_only_via_its_server_on_the_routers_networks() {
         route_node("10.1.0.5", &[], &same).map(|n| n.kluster),
         Some("dbr1")
     );
+}
+
+#[test]
+fn a_route_into_a_klusters_pod_range_on_its_router_is_the_klusters() {
+    let range = |kluster: &str, router: &str, cidr: &str| PodRange {
+        kluster: kluster.into(),
+        router: router.into(),
+        cidr: cidr.into(),
+    };
+    let ranges = [
+        range("k", "r1", "100.100.0.0/16"),
+        range("k0", "r1", "100.101.0.0/16"),
+        range("unrouted", "", "10.0.0.0/8"),
+    ];
+    assert_eq!(range_kluster("r1", "100.100.3.0/24", &ranges), Some("k"));
+    assert_eq!(range_kluster("r1", "100.101.0.0/24", &ranges), Some("k0"));
+    // Wider than the range, on another router, outside every range, or not a range.
+    assert_eq!(range_kluster("r1", "100.0.0.0/8", &ranges), None);
+    assert_eq!(range_kluster("r2", "100.100.3.0/24", &ranges), None);
+    assert_eq!(range_kluster("r1", "10.199.1.0/24", &ranges), None);
+    assert_eq!(range_kluster("r1", "100.100.3.0", &ranges), None);
+    // A kluster whose router is not known yet claims no route.
+    assert_eq!(range_kluster("", "10.1.0.0/24", &ranges), None);
 }

@@ -140,7 +140,7 @@ async fn a_missing_service_fails_the_call_naming_it() {
         .state()
         .services
         .retain(|s| !matches!(*s, "volumev3" | "load-balancer"));
-    let resources = cloud(&stand).resources("p1").await.unwrap();
+    let resources = cloud(&stand).resources("p1", &[]).await.unwrap();
     assert!(resources.iter().all(|r| r.kind == ResourceKind::Route));
 }
 

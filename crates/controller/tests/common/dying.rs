@@ -1,0 +1,111 @@
+//! A cloud that fails on purpose, over the simulated one: [`Dying`].
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use controller::cloud::sim::SimCloud;
+use controller::cloud::{
+    BoxFuture, Cloud, CloudError, PodRange, Quota, Resource, Server, ServerSpec,
+};
+
+/// The simulated cloud, failing on purpose: its server creations stop answering after
+/// `creates` of them, like a controller killed in the middle of a pass (with a large
+/// `creates`, it counts the creates asked); `blind`, its listings never answer (the rest
+/// does). It counts the server deletes that reach it.
+#[derive(Debug)]
+pub struct Dying {
+    /// The cloud underneath.
+    pub inner: SimCloud,
+    /// Server creations left before it stops answering them.
+    pub creates: AtomicUsize,
+    /// Server and resource listings never answer.
+    pub blind: AtomicBool,
+    /// Server deletes that reached the cloud.
+    pub deletes: AtomicUsize,
+}
+
+impl Dying {
+    /// `inner`, answering `creates` server creations and every listing.
+    pub fn new(inner: SimCloud, creates: usize) -> Dying {
+        Dying {
+            inner,
+            creates: AtomicUsize::new(creates),
+            blind: AtomicBool::new(false),
+            deletes: AtomicUsize::new(0),
+        }
+    }
+
+    /// Hangs when `blind`.
+    async fn look(&self) {
+        if self.blind.load(Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+impl Cloud for Dying {
+    fn metadata<'a>(
+        &'a self,
+        p: &'a str,
+    ) -> BoxFuture<'a, Result<kluster::OpenstackMetadata, CloudError>> {
+        self.inner.metadata(p)
+    }
+    fn images<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        self.inner.images(p)
+    }
+    fn quota<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Quota, CloudError>> {
+        self.inner.quota(p)
+    }
+    fn servers<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
+        Box::pin(async move {
+            self.look().await;
+            self.inner.servers(p).await
+        })
+    }
+    fn create_server<'a>(
+        &'a self,
+        p: &'a str,
+        spec: &'a ServerSpec,
+    ) -> BoxFuture<'a, Result<Server, CloudError>> {
+        Box::pin(async move {
+            // Creates go out together: once the process has died, none reaches the cloud.
+            let Ok(left) = self
+                .creates
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            else {
+                return std::future::pending().await;
+            };
+            let r = self.inner.create_server(p, spec).await;
+            if left <= 1 {
+                // The process dies here: this and every later call never answer.
+                self.creates.store(0, Ordering::SeqCst);
+                std::future::pending::<()>().await;
+            }
+            r
+        })
+    }
+    fn delete_server<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        self.deletes.fetch_add(1, Ordering::SeqCst);
+        self.inner.delete_server(p, id)
+    }
+    fn resources<'a>(
+        &'a self,
+        p: &'a str,
+        ranges: &'a [PodRange],
+    ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
+        Box::pin(async move {
+            self.look().await;
+            self.inner.resources(p, ranges).await
+        })
+    }
+    fn delete_resource<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        self.inner.delete_resource(p, id)
+    }
+}

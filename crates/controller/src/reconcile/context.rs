@@ -81,6 +81,9 @@ pub struct Seen {
     pub servers: Option<Vec<Server>>,
     /// The project's resources, for Terminating klusters.
     pub resources: Option<Vec<Resource>>,
+    /// The resources were not listed: every Terminating kluster only waits for its nodes
+    /// to go (all listed as going).
+    pub waiting_for_nodes: bool,
 }
 
 /// What is known about one kluster in this pass.

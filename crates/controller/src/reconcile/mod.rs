@@ -19,6 +19,7 @@ pub mod flight;
 pub mod ground;
 pub mod launch;
 pub mod lease;
+mod look;
 pub mod next;
 mod project;
 mod runner;

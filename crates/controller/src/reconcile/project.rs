@@ -3,13 +3,13 @@
 //! (running) or deorbit (terminating) — and write back what the reconcilers own. A
 //! kluster whose reconciliation fails (a store error) is logged and the pass goes on.
 
-use kluster::{EventReason, Kluster, KlusterPhase};
+use kluster::{EventReason, KlusterPhase};
 use tracing::Instrument;
 
 use super::context::{Ctx, KlusterView, Outcome, Seen};
 use super::next::Next;
 use super::{deorbit, flight, ground, launch};
-use crate::cloud::{CloudError, PodRange, Server, ServerStatus};
+use crate::cloud::{CloudError, ServerStatus};
 use crate::store::{self, StoreError};
 
 /// What one pass did.
@@ -72,8 +72,8 @@ impl Ctx<'_> {
             )
         });
         let terminating = group.iter().any(|o| phase(&o) == KlusterPhase::Terminating);
-        if waits_for_cloud && (seen.servers.is_none() || (terminating && seen.resources.is_none()))
-        {
+        let resources_missing = seen.resources.is_none() && !seen.waiting_for_nodes;
+        if waits_for_cloud && (seen.servers.is_none() || (terminating && resources_missing)) {
             self.metrics.reconcile_error("cloud_unavailable");
         }
         // The request id of each kluster's newest change, so this pass's lines and events
@@ -125,119 +125,6 @@ impl Ctx<'_> {
             }
         }
         ProjectPass { report, next }
-    }
-
-    /// Asks the cloud what this project's klusters need to know, and nothing more.
-    async fn look(&self, group: &[store::Observed]) -> Seen {
-        let project = self.project;
-        let has =
-            |f: fn(KlusterPhase) -> bool| group.iter().any(|o| f(o.stored.kluster.status.phase));
-        let failed = |what: &str, e: &CloudError| {
-            tracing::warn!(controller = "reconcile", project, error = %e, "cloud {what} failed");
-        };
-        // The three lookups go out together: a pass waits for the slowest, not their sum.
-        let routers = async {
-            if !has(|p| p == KlusterPhase::Pending) {
-                return Some(Vec::new());
-            }
-            match self.call(self.cloud().metadata(project)).await {
-                Ok(m) => Some(m.routers),
-                Err(e) => {
-                    failed("metadata", &e);
-                    None
-                }
-            }
-        };
-        // Creating too: a kluster reaching Running in this pass is launched in it.
-        let servers = async {
-            match has(|p| p != KlusterPhase::Pending) {
-                true => self.servers(group).await,
-                false => Some(Vec::new()),
-            }
-        };
-        let resources = async {
-            if !has(|p| p == KlusterPhase::Terminating) {
-                return Some(Vec::new());
-            }
-            let ranges = pod_ranges(group);
-            match self.call(self.cloud().resources(project, &ranges)).await {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    failed("resource listing", &e);
-                    None
-                }
-            }
-        };
-        let (routers, servers, resources) = tokio::join!(routers, servers, resources);
-        Seen {
-            routers,
-            servers,
-            resources,
-        }
-    }
-
-    /// The project's servers. A listing never stands alone for servers the store knows:
-    /// each recorded server it lacks is looked up by id and taken as the lookup shows it
-    /// (gone only when the lookup says so), however many listings in a row come back
-    /// short. A listing that still lacks servers a pool's status counted (klusters whose
-    /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
-    async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
-        let project = self.project;
-        let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let listed = match self.call(self.cloud().servers(project)).await {
-                Ok(list) => self.complete(group, list).await,
-                Err(e) => Err(e),
-            };
-            match listed {
-                Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
-                    tracing::warn!(
-                        controller = "launch",
-                        project,
-                        listed = list.len(),
-                        "the server listing lacks servers recorded before; listing again before acting"
-                    );
-                }
-                Ok(list) => return Some(list),
-                Err(e) => {
-                    tracing::warn!(controller = "launch", project, error = %e, "cloud server listing failed");
-                    return None;
-                }
-            }
-        }
-    }
-
-    /// `list` with every recorded server of a launched kluster that it lacks, looked up one
-    /// by one (those the lookup does not find are gone).
-    async fn complete(
-        &self,
-        group: &[store::Observed],
-        mut list: Vec<Server>,
-    ) -> Result<Vec<Server>, CloudError> {
-        let missing: Vec<&String> = group
-            .iter()
-            .filter(|o| o.stored.kluster.status.phase != KlusterPhase::Pending)
-            .flat_map(|o| o.servers.iter())
-            .filter(|id| !list.iter().any(|s| &s.id == *id))
-            .collect();
-        let mut found = 0;
-        for id in &missing {
-            if let Some(s) = self.call(self.cloud().server(self.project, id)).await? {
-                found += 1;
-                list.push(s);
-            }
-        }
-        if found > 0 {
-            tracing::warn!(
-                controller = "launch",
-                project = self.project,
-                lacked = found,
-                "the server listing lacked servers that exist (looked up one by one); acting on them as they are"
-            );
-        }
-        Ok(list)
     }
 
     /// Records the ids of kluster `o`'s servers after this pass (listed or looked up, less
@@ -343,6 +230,10 @@ impl Ctx<'_> {
                     return Ok((out, true));
                 }
             }
+            (KlusterPhase::Terminating, Some(_), None) if seen.waiting_for_nodes => {
+                // Its nodes are going: nothing to do but look again soon.
+                out.next = Next::soon();
+            }
             (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
                 let message = "The cloud did not answer; retrying";
                 self.warn(before, EventReason::CloudUnavailable, message)
@@ -374,22 +265,4 @@ impl Ctx<'_> {
             .await?;
         Ok((out, matches!(written, Some(Ok(_)))))
     }
-}
-
-/// The pod ranges of the klusters in `group` whose router is known: routes into them are
-/// theirs (`cloud::PodRange`).
-fn pod_ranges(group: &[store::Observed]) -> Vec<PodRange> {
-    group
-        .iter()
-        .map(|o| &o.stored.kluster)
-        .filter_map(|k| {
-            let router = &k.spec.openstack.router_id;
-            let cidr = k.spec.cluster_cidr.as_ref()?;
-            (!router.is_empty()).then(|| PodRange {
-                kluster: k.name.clone(),
-                router: router.clone(),
-                cidr: cidr.clone(),
-            })
-        })
-        .collect()
 }

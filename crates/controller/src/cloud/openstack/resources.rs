@@ -279,11 +279,8 @@ impl Api {
         project: &str,
         ranges: &[PodRange],
     ) -> Result<Vec<Resource>, CloudError> {
-        let (routers, tree, servers) = tokio::try_join!(
-            self.routers(project),
-            self.router_tree(project),
-            self.nova_servers(project)
-        )?;
+        let (routers, servers) =
+            tokio::try_join!(self.routers(project), self.nova_servers(project))?;
         let mut nodes = Vec::new();
         for s in &servers {
             let Some(kluster) = s.kluster() else { continue };
@@ -296,6 +293,18 @@ impl Api {
                 }));
             }
         }
+        // The networks of the routers' interfaces tell apart servers with one address on
+        // two networks: asked only when a route's next hop is a kluster server's address.
+        let by_address = routers.iter().any(|r| {
+            r.routes.iter().any(|route| {
+                range_kluster(&r.id, &route.destination, ranges).is_none()
+                    && nodes.iter().any(|n| n.addr == route.nexthop)
+            })
+        });
+        let tree = match by_address {
+            true => self.router_tree(project).await?,
+            false => Vec::new(),
+        };
         let mut out = Vec::new();
         for r in &routers {
             // The networks of its interfaces (known for routers with a gateway).

@@ -1,0 +1,180 @@
+//! What a project's pass asks the cloud ([`Ctx::look`]): routers for Pending klusters,
+//! the servers (a listing checked against the ids the store knows), and, for Terminating
+//! klusters, the resources their workloads left — only when one of them can act on them.
+
+use kluster::{Kluster, KlusterPhase};
+
+use super::context::{Ctx, Seen};
+use super::launch;
+use crate::cloud::{CloudError, PodRange, Server, ServerStatus};
+use crate::store;
+
+impl Ctx<'_> {
+    /// Asks the cloud what this project's klusters need to know, and nothing more.
+    pub(super) async fn look(&self, group: &[store::Observed]) -> Seen {
+        let project = self.project;
+        let has =
+            |f: fn(KlusterPhase) -> bool| group.iter().any(|o| f(o.stored.kluster.status.phase));
+        let failed = |what: &str, e: &CloudError| {
+            tracing::warn!(controller = "reconcile", project, error = %e, "cloud {what} failed");
+        };
+        // The lookups go out together (a pass waits for the slowest, not their sum), but
+        // for the resources of klusters that only wait for their nodes to go.
+        let routers = async {
+            if !has(|p| p == KlusterPhase::Pending) {
+                return Some(Vec::new());
+            }
+            match self.call(self.cloud().metadata(project)).await {
+                Ok(m) => Some(m.routers),
+                Err(e) => {
+                    failed("metadata", &e);
+                    None
+                }
+            }
+        };
+        // Creating too: a kluster reaching Running in this pass is launched in it.
+        let servers = async {
+            match has(|p| p != KlusterPhase::Pending) {
+                true => self.servers(group).await,
+                false => Some(Vec::new()),
+            }
+        };
+        let resources = async {
+            let ranges = pod_ranges(group);
+            match self.call(self.cloud().resources(project, &ranges)).await {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    failed("resource listing", &e);
+                    None
+                }
+            }
+        };
+        let terminating: Vec<&store::Observed> = group
+            .iter()
+            .filter(|o| o.stored.kluster.status.phase == KlusterPhase::Terminating)
+            .collect();
+        if terminating.is_empty() {
+            let (routers, servers) = tokio::join!(routers, servers);
+            return Seen {
+                routers,
+                servers,
+                resources: Some(Vec::new()),
+                waiting_for_nodes: false,
+            };
+        }
+        // A kluster whose servers the store still knows deletes them in this pass, and its
+        // load balancers and routes with them: everything is listed together.
+        if terminating.iter().any(|o| !o.servers.is_empty()) {
+            let (routers, servers, resources) = tokio::join!(routers, servers, resources);
+            return Seen {
+                routers,
+                servers,
+                resources,
+                waiting_for_nodes: false,
+            };
+        }
+        // Otherwise their nodes are going. The resources matter once a kluster's nodes are
+        // gone (or one is not going); listing them while the cloud deletes the nodes would
+        // only slow it down.
+        let (routers, servers) = tokio::join!(routers, servers);
+        let acts = servers.as_deref().is_some_and(|list| {
+            terminating.iter().any(|o| {
+                let name = &o.stored.kluster.name;
+                let mut nodes = list.iter().filter(|s| &s.kluster == name).peekable();
+                nodes.peek().is_none() || nodes.any(|s| s.status != ServerStatus::Deleting)
+            })
+        });
+        let (resources, waiting_for_nodes) = match acts {
+            true => (resources.await, false),
+            false => (None, servers.is_some()),
+        };
+        Seen {
+            routers,
+            servers,
+            resources,
+            waiting_for_nodes,
+        }
+    }
+
+    /// The project's servers. A listing never stands alone for servers the store knows:
+    /// each recorded server it lacks is looked up by id and taken as the lookup shows it
+    /// (gone only when the lookup says so), however many listings in a row come back
+    /// short. A listing that still lacks servers a pool's status counted (klusters whose
+    /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
+    async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
+        let project = self.project;
+        let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let listed = match self.call(self.cloud().servers(project)).await {
+                Ok(list) => self.complete(group, list).await,
+                Err(e) => Err(e),
+            };
+            match listed {
+                Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
+                    tracing::warn!(
+                        controller = "launch",
+                        project,
+                        listed = list.len(),
+                        "the server listing lacks servers recorded before; listing again before acting"
+                    );
+                }
+                Ok(list) => return Some(list),
+                Err(e) => {
+                    tracing::warn!(controller = "launch", project, error = %e, "cloud server listing failed");
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// `list` with every recorded server of a launched kluster that it lacks, looked up one
+    /// by one (those the lookup does not find are gone).
+    async fn complete(
+        &self,
+        group: &[store::Observed],
+        mut list: Vec<Server>,
+    ) -> Result<Vec<Server>, CloudError> {
+        let missing: Vec<&String> = group
+            .iter()
+            .filter(|o| o.stored.kluster.status.phase != KlusterPhase::Pending)
+            .flat_map(|o| o.servers.iter())
+            .filter(|id| !list.iter().any(|s| &s.id == *id))
+            .collect();
+        let mut found = 0;
+        for id in &missing {
+            if let Some(s) = self.call(self.cloud().server(self.project, id)).await? {
+                found += 1;
+                list.push(s);
+            }
+        }
+        if found > 0 {
+            tracing::warn!(
+                controller = "launch",
+                project = self.project,
+                lacked = found,
+                "the server listing lacked servers that exist (looked up one by one); acting on them as they are"
+            );
+        }
+        Ok(list)
+    }
+}
+
+/// The pod ranges of the klusters in `group` whose router is known: routes into them are
+/// theirs (`cloud::PodRange`).
+fn pod_ranges(group: &[store::Observed]) -> Vec<PodRange> {
+    group
+        .iter()
+        .map(|o| &o.stored.kluster)
+        .filter_map(|k| {
+            let router = &k.spec.openstack.router_id;
+            let cidr = k.spec.cluster_cidr.as_ref()?;
+            (!router.is_empty()).then(|| PodRange {
+                kluster: k.name.clone(),
+                router: router.clone(),
+                cidr: cidr.clone(),
+            })
+        })
+        .collect()
+}

@@ -107,3 +107,34 @@ async fn a_deleted_klusters_known_nodes_go_at_once_even_when_the_listings_hang()
     assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
     assert_eq!(cloud.deletes.load(SeqCst), 2, "no server deleted twice");
 }
+
+#[tokio::test]
+async fn while_its_nodes_go_a_kluster_does_not_list_the_resources_again() {
+    let w = world("deorbit-quiet").await;
+    w.up("k", &[("a", 2)]).await;
+    terminate(&w, "k").await;
+    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    let rec = reconciler(&w.store, cloud.clone());
+    // The first pass deletes the nodes, and the load balancer and routes with them.
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.listings.load(SeqCst), 1);
+    // The nodes are going (the clock stands still): passes look at the servers only.
+    rec.pass().await.unwrap();
+    rec.pass().await.unwrap();
+    assert_eq!(
+        cloud.listings.load(SeqCst),
+        1,
+        "no resource listing while nodes go"
+    );
+    // They are gone: the resources are listed again, and the rest goes.
+    for _ in 0..10 {
+        if w.get("k").await.is_none() {
+            break;
+        }
+        w.sim.clock().advance(TEARDOWN);
+        rec.pass().await.unwrap();
+    }
+    assert!(w.get("k").await.is_none(), "removed");
+    assert!(cloud.listings.load(SeqCst) > 1);
+    assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
+}

@@ -10,7 +10,7 @@ use controller::cloud::{
 /// The simulated cloud, failing on purpose: its server creations stop answering after
 /// `creates` of them, like a controller killed in the middle of a pass (with a large
 /// `creates`, it counts the creates asked); `blind`, its listings never answer (the rest
-/// does). It counts the server deletes that reach it.
+/// does). It counts the server deletes that reach it and the resource listings asked.
 #[derive(Debug)]
 pub struct Dying {
     /// The cloud underneath.
@@ -21,6 +21,8 @@ pub struct Dying {
     pub blind: AtomicBool,
     /// Server deletes that reached the cloud.
     pub deletes: AtomicUsize,
+    /// Resource listings asked for.
+    pub listings: AtomicUsize,
 }
 
 impl Dying {
@@ -31,6 +33,7 @@ impl Dying {
             creates: AtomicUsize::new(creates),
             blind: AtomicBool::new(false),
             deletes: AtomicUsize::new(0),
+            listings: AtomicUsize::new(0),
         }
     }
 
@@ -97,6 +100,7 @@ impl Cloud for Dying {
         ranges: &'a [PodRange],
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>> {
         Box::pin(async move {
+            self.listings.fetch_add(1, Ordering::SeqCst);
             self.look().await;
             self.inner.resources(p, ranges).await
         })

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use common::dying::Dying;
 use common::world::*;
-use controller::cloud::Cloud;
+use controller::cloud::{Cloud, ResourceKind};
 use kluster::KlusterPhase;
 
 /// Marks kluster `name` deleted, as the API's DELETE does.
@@ -115,9 +115,24 @@ async fn while_its_nodes_go_a_kluster_does_not_list_the_resources_again() {
     terminate(&w, "k").await;
     let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
     let rec = reconciler(&w.store, cloud.clone());
-    // The first pass deletes the nodes, and the load balancer and routes with them.
+    // The first pass deletes the nodes (each once), and the load balancer and routes with
+    // them; the volume waits for the nodes.
     rec.pass().await.unwrap();
     assert_eq!(cloud.listings.load(SeqCst), 1);
+    assert_eq!(cloud.deletes.load(SeqCst), 2, "each node deleted once");
+    let left = w.sim.resources(P, &[]).await.unwrap();
+    let going = |kind| {
+        left.iter()
+            .any(|r| r.kluster == "k" && r.kind == kind && r.deleting)
+    };
+    assert!(going(ResourceKind::LoadBalancer) && going(ResourceKind::Route));
+    let volume = left
+        .iter()
+        .find(|r| r.kluster == "k" && r.kind == ResourceKind::Volume);
+    assert!(
+        volume.is_some_and(|v| !v.deleting),
+        "the volume waits: {left:?}"
+    );
     // The nodes are going (the clock stands still): passes look at the servers only.
     rec.pass().await.unwrap();
     rec.pass().await.unwrap();

@@ -19,7 +19,8 @@ impl Ctx<'_> {
             tracing::warn!(controller = "reconcile", project, error = %e, "cloud {what} failed");
         };
         // The lookups go out together (a pass waits for the slowest, not their sum), but
-        // for the resources of klusters that only wait for their nodes to go.
+        // when every Terminating kluster's nodes are going: then the resources are asked
+        // for after the servers, and only if a kluster can act on them.
         let routers = async {
             if !has(|p| p == KlusterPhase::Pending) {
                 return Some(Vec::new());
@@ -75,7 +76,8 @@ impl Ctx<'_> {
         }
         // Otherwise their nodes are going. The resources matter once a kluster's nodes are
         // gone (or one is not going); listing them while the cloud deletes the nodes would
-        // only slow it down.
+        // only slow it down. A load balancer or route the first pass could not list or
+        // delete is tried again then, with the volumes.
         let (routers, servers) = tokio::join!(routers, servers);
         let acts = servers.as_deref().is_some_and(|list| {
             terminating.iter().any(|o| {

@@ -230,9 +230,11 @@ impl Ctx<'_> {
                     return Ok((out, true));
                 }
             }
-            (KlusterPhase::Terminating, Some(_), None) if seen.waiting_for_nodes => {
-                // Its nodes are going: nothing to do but look again soon.
-                out.next = Next::soon();
+            (KlusterPhase::Terminating, Some(servers), None) if seen.waiting_for_nodes => {
+                out.add(
+                    self.timed("deorbit", deorbit::wait_for_nodes(&k, servers, self))
+                        .await?,
+                );
             }
             (KlusterPhase::Running | KlusterPhase::Upgrading | KlusterPhase::Terminating, ..) => {
                 let message = "The cloud did not answer; retrying";

@@ -100,21 +100,23 @@ pub fn route_node<'a>(
     there.all(|n| n.kluster == first.kluster).then_some(first)
 }
 
-/// The kluster whose pod range on `router` holds all of `destination`, if any. Its nodes
-/// may be gone already (deleted first): the range still says whose the route is.
+/// The kluster whose pod range on `router` holds all of `destination`, if exactly one
+/// kluster's does. Its nodes may be gone already (deleted first): the range still says
+/// whose the route is. Two klusters' ranges holding it (admission prevents that): no one's.
 pub fn range_kluster<'a>(
     router: &str,
     destination: &str,
     ranges: &'a [PodRange],
 ) -> Option<&'a str> {
     let d = Cidr::parse(destination)?;
-    ranges
+    let holds = |c: Cidr| c.contains(d.network()) && c.contains(d.last());
+    let mut holders = ranges
         .iter()
         .filter(|r| !r.router.is_empty() && r.router == router)
-        .find(|r| {
-            Cidr::parse(&r.cidr).is_some_and(|c| c.contains(d.network()) && c.contains(d.last()))
-        })
-        .map(|r| r.kluster.as_str())
+        .filter(|r| Cidr::parse(&r.cidr).is_some_and(holds))
+        .map(|r| r.kluster.as_str());
+    let first = holders.next()?;
+    holders.all(|k| k == first).then_some(first)
 }
 
 /// The kluster of a load balancer: `kube_service_<kluster>_…` (kluster names have no

@@ -21,11 +21,14 @@ pub type Sent = HashMap<String, Vec<(String, Result<(), CloudError>)>>;
 
 /// Sends the deletes of the servers the store knows of the project's Terminating klusters,
 /// together with the pass's listings rather than after them: nodes go first
-/// ([`plan`]) and the store's ids need no listing. Each server is sent once: a deleted one
-/// leaves the store's record in the same pass.
+/// ([`plan`]) and the store's ids need no listing. A deleted server leaves the store's
+/// record in the same pass, so it is sent once (again only when that pass stopped before
+/// the kluster: a lease lost, the budget spent; deleting a server that is going is
+/// harmless). None is sent once the reconcile lease is not held.
 pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
     let mut sent = Sent::new();
-    if ctx.lease.is_some_and(|l| !l.valid()) {
+    let lost = || ctx.lease.is_some_and(|l| !l.valid());
+    if lost() {
         return sent;
     }
     let targets: Vec<(&str, &str)> = group
@@ -41,7 +44,12 @@ pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
     }
     let calls = targets
         .iter()
-        .map(|(_, id)| ctx.cloud().delete_server(ctx.project, id))
+        .map(|(_, id)| async move {
+            if lost() {
+                return Err(CloudError::new("the reconcile lease is not held any more"));
+            }
+            ctx.cloud().delete_server(ctx.project, id).await
+        })
         .collect();
     for ((kluster, id), result) in targets.iter().zip(ctx.calls(calls).await) {
         sent.entry(kluster.to_string())
@@ -49,6 +57,23 @@ pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
             .push((id.to_string(), result));
     }
     sent
+}
+
+/// Kluster `k` only waits for its nodes to go (`Seen::waiting_for_nodes`): says so, and
+/// looks again soon.
+pub async fn wait_for_nodes(
+    k: &Kluster,
+    servers: &[Server],
+    ctx: &Ctx<'_>,
+) -> Result<Outcome, StoreError> {
+    let n = super::launch::of_kluster(servers, &k.name).len();
+    let message = format!("Waiting for {n} nodes of kluster {} to be deleted", k.name);
+    ctx.normal(k, EventReason::WaitingForDeorbitNodes, &message)
+        .await?;
+    Ok(Outcome {
+        next: Next::soon(),
+        ..Outcome::default()
+    })
 }
 
 /// Records what the deletes [`send_first`] sent for kluster `k` came to: an event each, and

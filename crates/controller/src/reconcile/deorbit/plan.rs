@@ -3,8 +3,9 @@
 //! the nodes are gone (Cinder refuses to delete a volume still attached to a server, and
 //! Nova detaches it when the server goes). Kubernikus deletes volumes first because it
 //! deletes them through the kluster's Kubernetes API, whose drivers need the nodes; this
-//! controller deletes them in the cloud directly. A route is the kluster's by its pod range,
-//! which outlives the nodes (`cloud::PodRange`).
+//! controller deletes them in the cloud directly. A route is the kluster's by its pod range
+//! on its router, which outlives the nodes (`cloud::PodRange`; klusters with a router and
+//! a pod range, which every kluster with nodes has), or via a node of it still listed.
 
 use std::collections::BTreeSet;
 

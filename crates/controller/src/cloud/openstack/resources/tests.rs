@@ -112,4 +112,10 @@ fn a_route_into_a_klusters_pod_range_on_its_router_is_the_klusters() {
     assert_eq!(range_kluster("r1", "100.100.3.0", &ranges), None);
     // A kluster whose router is not known yet claims no route.
     assert_eq!(range_kluster("", "10.1.0.0/24", &ranges), None);
+    // Two klusters' ranges holding it (admission keeps them apart): no one's.
+    let clash = [
+        range("k", "r1", "10.0.0.0/16"),
+        range("j", "r1", "10.0.0.0/8"),
+    ];
+    assert_eq!(range_kluster("r1", "10.0.1.0/24", &clash), None);
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::stand::{Stand, PASSWORD};
 use super::{cloud, config, spec};
 use crate::cloud::openstack::{OpenStackCloud, Placement};
-use crate::cloud::{Cloud, CloudErrorKind, PodRange, ResourceKind, ServerSpec, ServerStatus};
+use crate::cloud::{Cloud, CloudErrorKind, ResourceKind, ServerSpec, ServerStatus};
 
 #[tokio::test]
 async fn metadata_maps_nova_neutron_and_cinder_onto_kubernikus_metadata() {
@@ -345,18 +345,6 @@ async fn resources_are_the_klusters_volumes_load_balancers_and_routes() {
         .map(|(k, kl, n, d, id)| (*k, kl.to_string(), n.to_string(), *d, id.to_string()))
         .collect();
     assert_eq!(got, want);
-    // A route whose next hop no server has is a kluster's by its pod range on the router.
-    let k3 = PodRange {
-        kluster: "k3".into(),
-        router: "r1".into(),
-        cidr: "198.18.8.0/21".into(),
-    };
-    let routes = c.resources("p1", &[k3]).await.unwrap();
-    let by_range = routes.iter().find(|r| r.kluster == "k3").map(|r| &r.id);
-    assert_eq!(
-        by_range.map(String::as_str),
-        Some("route:r1,198.18.9.0/24,10.180.0.99")
-    );
     c.delete_resource("p1", "volume:v1").await.unwrap();
     c.delete_resource("p1", "loadbalancer:lb1").await.unwrap();
     c.delete_resource("p1", "route:r1,198.18.0.0/24,10.180.0.11")

@@ -301,6 +301,7 @@ async fn an_unreachable_keystone_is_a_clear_error() {
 }
 
 mod cloud_tests;
+mod route_tests;
 
 #[test]
 fn kluster_attribution_follows_the_integrations_conventions() {

@@ -10,7 +10,21 @@ use std::sync::Arc;
 use common::dying::Dying;
 use common::world::*;
 use controller::cloud::{Cloud, ResourceKind};
+use controller::reconcile::Reconciler;
 use kluster::KlusterPhase;
+
+/// Passes `rec` with the clock moving a teardown before each, until kluster `name` is
+/// removed (at most 10 passes); asserts it was.
+async fn until_removed(w: &World, rec: &Reconciler, name: &str) {
+    for _ in 0..10 {
+        if w.get(name).await.is_none() {
+            return;
+        }
+        w.sim.clock().advance(TEARDOWN);
+        rec.pass().await.unwrap();
+    }
+    assert!(w.get(name).await.is_none(), "{name} removed");
+}
 
 /// Marks kluster `name` deleted, as the API's DELETE does.
 async fn terminate(w: &World, name: &str) {
@@ -96,14 +110,7 @@ async fn a_deleted_klusters_known_nodes_go_at_once_even_when_the_listings_hang()
     assert_eq!(cloud.deletes.load(SeqCst), 2);
     // The cloud answers again: the rest goes, and the kluster with it.
     cloud.blind.store(false, SeqCst);
-    for _ in 0..10 {
-        if w.get("k").await.is_none() {
-            break;
-        }
-        w.sim.clock().advance(TEARDOWN);
-        rec.pass().await.unwrap();
-    }
-    assert!(w.get("k").await.is_none(), "removed");
+    until_removed(&w, &rec, "k").await;
     assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
     assert_eq!(cloud.deletes.load(SeqCst), 2, "no server deleted twice");
 }
@@ -142,14 +149,7 @@ async fn while_its_nodes_go_a_kluster_does_not_list_the_resources_again() {
         "no resource listing while nodes go"
     );
     // They are gone: the resources are listed again, and the rest goes.
-    for _ in 0..10 {
-        if w.get("k").await.is_none() {
-            break;
-        }
-        w.sim.clock().advance(TEARDOWN);
-        rec.pass().await.unwrap();
-    }
-    assert!(w.get("k").await.is_none(), "removed");
+    until_removed(&w, &rec, "k").await;
     assert!(cloud.listings.load(SeqCst) > 1);
     assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
 }

@@ -256,6 +256,36 @@ impl Ctx<'_> {
             .await
     }
 
+    /// Records the cloud's answer to deleting node `node` (server `id`) of kluster `k`:
+    /// deleted, it is counted, forgotten (`out.dropped`: later passes do not look it up by
+    /// id) and a `SuccessfulDeleteNode` event says so; refused, a `FailedDeleteNode`
+    /// warning. `true` when it was deleted.
+    pub async fn node_deleted(
+        &self,
+        k: &Kluster,
+        id: &str,
+        node: &str,
+        result: &Result<(), CloudError>,
+        out: &mut Outcome,
+    ) -> Result<bool, StoreError> {
+        match result {
+            Ok(()) => {
+                out.deleted += 1;
+                out.dropped.insert(id.to_string());
+                let message = format!("Successfully deleted node {node}");
+                self.normal(k, EventReason::SuccessfulDeleteNode, &message)
+                    .await?;
+                Ok(true)
+            }
+            Err(e) => {
+                let message = format!("Failed to delete node {node}: {e}");
+                self.warn(k, EventReason::FailedDeleteNode, &message)
+                    .await?;
+                Ok(false)
+            }
+        }
+    }
+
     /// A Warning event with a typed detail (advice keys on it, not on the message).
     pub async fn warn_with(
         &self,

@@ -67,7 +67,7 @@ pub async fn wait_for_nodes(
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, StoreError> {
     let n = super::launch::of_kluster(servers, &k.name).len();
-    let message = format!("Waiting for {n} nodes of kluster {} to be deleted", k.name);
+    let message = plan::nodes_waiting(&k.name, n);
     ctx.normal(k, EventReason::WaitingForDeorbitNodes, &message)
         .await?;
     Ok(Outcome {
@@ -91,19 +91,8 @@ pub async fn report_sent(
             .iter()
             .find(|s| &s.id == id)
             .map_or(id.as_str(), |s| s.name.as_str());
-        match result {
-            Ok(()) => {
-                out.deleted += 1;
-                out.dropped.insert(id.clone());
-                let message = format!("Successfully deleted node {node}");
-                ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
-                    .await?;
-            }
-            Err(e) => {
-                failed += 1;
-                let message = format!("Failed to delete node {node}: {e}");
-                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
-            }
+        if !ctx.node_deleted(k, id, node, result, out).await? {
+            failed += 1;
         }
     }
     Ok(failed)
@@ -192,20 +181,9 @@ pub async fn reconcile(
                     ctx.warn(k, EventReason::FailedDeorbit, &message).await?;
                 }
             },
-            Step::DeleteServer { id, name: node } => match result {
-                Ok(()) => {
-                    out.deleted += 1;
-                    // Forgotten now, so later passes do not look it up by id.
-                    out.dropped.insert(id);
-                    let message = format!("Successfully deleted node {node}");
-                    ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
-                        .await?;
-                }
-                Err(e) => {
-                    let message = format!("Failed to delete node {node}: {e}");
-                    ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
-                }
-            },
+            Step::DeleteServer { id, name: node } => {
+                ctx.node_deleted(k, &id, &node, &result, &mut out).await?;
+            }
             Step::Event { reason, message } => ctx.normal(k, reason, &message).await?,
             Step::Remove => {
                 out.removed = true;

@@ -104,10 +104,7 @@ pub fn plan(
     if !servers.is_empty() {
         steps.push(Step::Event {
             reason: EventReason::WaitingForDeorbitNodes,
-            message: format!(
-                "Waiting for {} nodes of kluster {name} to be deleted",
-                servers.len()
-            ),
+            message: nodes_waiting(name, servers.len()),
         });
     }
     for kind in present.iter().filter(|k| !held(**k)) {
@@ -121,6 +118,11 @@ pub fn plan(
         });
     }
     steps
+}
+
+/// The `WaitingForDeorbitNodes` message: kluster `name` waits for `n` nodes to go.
+pub fn nodes_waiting(name: &str, n: usize) -> String {
+    format!("Waiting for {n} nodes of kluster {name} to be deleted")
 }
 
 const KINDS: [ResourceKind; 3] = [

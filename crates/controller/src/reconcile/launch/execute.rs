@@ -35,20 +35,12 @@ pub async fn reconcile(
         .collect();
     let deleted = ctx.calls(deletes).await;
     for (r, result) in removals.into_iter().zip(deleted) {
-        match result {
-            Ok(()) => {
-                out.deleted += 1;
-                out.dropped.insert(r.id.clone());
-                if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
-                    info.running -= 1;
-                }
-                let message = format!("Successfully deleted node {}", r.name);
-                ctx.normal(k, EventReason::SuccessfulDeleteNode, &message)
-                    .await?;
-            }
-            Err(e) => {
-                let message = format!("Failed to delete node {}: {e}", r.name);
-                ctx.warn(k, EventReason::FailedDeleteNode, &message).await?;
+        if ctx
+            .node_deleted(k, &r.id, &r.name, &result, &mut out)
+            .await?
+        {
+            if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
+                info.running -= 1;
             }
         }
     }

@@ -9,7 +9,8 @@
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
-//! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices;
+//! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices
+//!   (`invalid.rs`);
 //! - a static route on the project's router → no pod range may overlap it (`ranges.rs`).
 //!
 //! They use project staging (openstack_real uses demo), run one at a time (a killed
@@ -18,6 +19,8 @@
 mod common;
 #[path = "openstack_faults/debris.rs"]
 mod debris;
+#[path = "openstack_faults/invalid.rs"]
+mod invalid;
 #[path = "openstack_faults/project.rs"]
 mod project;
 #[path = "openstack_faults/ranges.rs"]
@@ -364,43 +367,4 @@ async fn rabbitmq_restarted_then_a_scale_up_still_boots() {
     assert_eq!(status, 200, "{v}");
     f.delete(&name).await;
     f.lap("deleted");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_image_or_network_the_cloud_lacks_is_422_naming_the_field() {
-    let Some(f) = Fixture::new("valid").await else {
-        return;
-    };
-    let name = f.name("v");
-    let image = env("IMAGE").unwrap_or("flatcar-stable".into());
-    let mut bad = body(&name, 1);
-    bad["spec"]["nodePools"][0]["image"] = json!("no-such-image");
-    let (status, v) = common::create(f.app(), &f.tok, bad.to_string()).await;
-    assert_eq!(status, 422, "{v}");
-    let said = v.to_string();
-    for must in ["spec.nodePools[0].image", "no-such-image", &image] {
-        assert!(said.contains(must), "{must:?} not in {said}");
-    }
-
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_nanos();
-    let uuid = format!(
-        "{:08x}-0000-4000-8000-{:012x}",
-        std::process::id(),
-        nanos % (1 << 48)
-    );
-    let mut bad = body(&name, 1);
-    bad["spec"]["openstack"] = json!({"networkID": uuid});
-    let (status, v) = common::create(f.app(), &f.tok, bad.to_string()).await;
-    assert_eq!(status, 422, "{v}");
-    let said = v.to_string();
-    for must in ["spec.openstack.networkID", &uuid, &f.project.network_id] {
-        assert!(said.contains(must), "{must:?} not in {said}");
-    }
-    let path = format!("/api/v1/clusters/{name}");
-    let (status, _) = common::call(f.app(), "GET", &path, Some(&f.tok), None).await;
-    assert_eq!(status, 404, "a refused create made a kluster");
-    assert!(f.direct.servers(&name).await.is_empty());
 }

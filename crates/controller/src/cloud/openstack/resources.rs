@@ -20,6 +20,9 @@ use super::network::Route;
 use crate::cloud::{CloudError, PodRange, Resource, ResourceKind};
 use kluster::net::Cidr;
 
+mod id;
+pub use id::ResourceId;
+
 /// Volume metadata keys naming the cluster a volume was made for.
 pub const VOLUME_CLUSTER_KEYS: &[&str] = &["cinder.csi.openstack.org/cluster", KLUSTER_KEY];
 
@@ -132,61 +135,6 @@ pub fn load_balancer_kluster(name: &str, description: Option<&str>) -> Option<St
     let (_, kluster) = description?.rsplit_once("from cluster ")?;
     let kluster = kluster.trim();
     (!kluster.is_empty() && !kluster.contains(char::is_whitespace)).then(|| kluster.to_string())
-}
-
-/// A resource's id as the provider hands it out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ResourceId {
-    /// `volume:<cinder id>`.
-    Volume(String),
-    /// `loadbalancer:<octavia id>`.
-    LoadBalancer(String),
-    /// `route:<router id>,<destination>,<next hop>`.
-    Route {
-        /// Router id.
-        router: String,
-        /// Destination CIDR.
-        destination: String,
-        /// Next hop address.
-        nexthop: String,
-    },
-}
-
-impl ResourceId {
-    /// The id's text.
-    pub fn encode(&self) -> String {
-        match self {
-            ResourceId::Volume(id) => format!("volume:{id}"),
-            ResourceId::LoadBalancer(id) => format!("loadbalancer:{id}"),
-            ResourceId::Route {
-                router,
-                destination,
-                nexthop,
-            } => format!("route:{router},{destination},{nexthop}"),
-        }
-    }
-
-    /// Reads an id made by [`ResourceId::encode`].
-    pub fn parse(id: &str) -> Option<ResourceId> {
-        let (kind, rest) = id.split_once(':')?;
-        if rest.is_empty() {
-            return None;
-        }
-        match kind {
-            "volume" => Some(ResourceId::Volume(rest.to_string())),
-            "loadbalancer" => Some(ResourceId::LoadBalancer(rest.to_string())),
-            "route" => {
-                let mut parts = rest.splitn(3, ',');
-                let (router, destination, nexthop) = (parts.next()?, parts.next()?, parts.next()?);
-                Some(ResourceId::Route {
-                    router: router.to_string(),
-                    destination: destination.to_string(),
-                    nexthop: nexthop.to_string(),
-                })
-            }
-            _ => None,
-        }
-    }
 }
 
 impl Api {

@@ -277,6 +277,7 @@ pub async fn start(
         lease: Arc::default(),
         metrics,
         sealer: state.sealer.clone(),
+        aside: Arc::default(),
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
     tokio::spawn(prune_events(

@@ -1,17 +1,20 @@
 //! The deorbit reconciler over a real SQLite store and the simulated cloud on a manual
 //! clock: deleting a kluster removes every resource it had and nothing of another's, its
-//! nodes first and its volumes after them.
+//! nodes first and its volumes after them; deleted while a pass is going, its nodes go at
+//! once, not after that pass.
 
 mod common;
 
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::dying::Dying;
 use common::world::*;
 use controller::cloud::{Cloud, ResourceKind};
 use controller::reconcile::Reconciler;
 use kluster::KlusterPhase;
+use testkit::eventually;
 
 /// Passes `rec` with the clock moving a teardown before each, until kluster `name` is
 /// removed (at most 10 passes); asserts it was.
@@ -152,4 +155,65 @@ async fn while_its_nodes_go_a_kluster_does_not_list_the_resources_again() {
     until_removed(&w, &rec, "k").await;
     assert!(cloud.listings.load(SeqCst) > 1);
     assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kluster_deleted_while_a_pass_lists_has_its_nodes_deleted_before_that_pass_ends() {
+    let w = world("deorbit-aside").await;
+    w.up("k", &[("a", 2)]).await;
+    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    cloud.held.send_replace(true);
+    let rec = reconciler(&w.store, cloud.clone());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(rec.clone().run(Duration::from_millis(40), async {
+        let _ = stopped.await;
+    }));
+    let within = Duration::from_secs(10);
+    eventually(within, "a pass listing the servers", || async {
+        cloud.waiting.load(SeqCst) > 0
+    })
+    .await;
+
+    // Deleted while that pass (which saw it Running) still lists: both nodes go now.
+    terminate(&w, "k").await;
+    eventually(within, "both known nodes deleted", || async {
+        cloud.deletes.load(SeqCst) == 2
+    })
+    .await;
+    assert!(cloud.waiting.load(SeqCst) > 0, "the pass is still listing");
+    assert!(w.servers("k").await.is_empty(), "both servers are going");
+
+    // The pass lists them going and leaves k alone (no replacements); the next reports
+    // the deletes, once, without sending them again; then k goes.
+    cloud.held.send_replace(false);
+    eventually(within, "the deletes reported", || async {
+        let reasons = w.reasons("k").await;
+        let n = reasons
+            .iter()
+            .filter(|r| *r == "SuccessfulDeleteNode")
+            .count();
+        (n == 2).then_some(()).ok_or(format!("{reasons:?}"))
+    })
+    .await;
+    // Its volumes go after its nodes: the clock moves a teardown at each look.
+    eventually(within, "k removed", || async {
+        w.sim.clock().advance(TEARDOWN);
+        w.get("k").await.is_none()
+    })
+    .await;
+    let _ = stop.send(());
+    running.await.unwrap();
+    assert_eq!(
+        cloud.creates_asked(),
+        0,
+        "a pass replaced nodes that were going"
+    );
+    assert_eq!(cloud.deletes.load(SeqCst), 2, "a node deleted twice");
+    assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
+    let reasons = w.reasons("k").await;
+    let n = reasons
+        .iter()
+        .filter(|r| *r == "SuccessfulDeleteNode")
+        .count();
+    assert_eq!(n, 2, "{reasons:?}");
 }

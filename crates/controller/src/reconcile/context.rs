@@ -70,6 +70,8 @@ pub struct Ctx<'a> {
     pub(super) metrics: &'a crate::metrics::Metrics,
     /// Seals and opens klusters' own users' passwords.
     pub(super) sealer: &'a crate::pki::Sealer,
+    /// Server deletes sent while a pass was going, for the next one.
+    pub(super) aside: &'a super::aside::Aside,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).

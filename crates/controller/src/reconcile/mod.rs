@@ -13,6 +13,7 @@
 //! within a time budget ([`Reconciler::project_budget`]): past it the project's remaining
 //! cloud calls fail at once, so a project whose cloud hangs delays no other project.
 
+pub mod aside;
 pub mod context;
 pub mod deorbit;
 pub mod flight;
@@ -71,6 +72,8 @@ pub struct Reconciler {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Seals and opens klusters' own users' passwords (the controller's CA key).
     pub sealer: Arc<crate::pki::Sealer>,
+    /// Server deletes sent while a project's pass was going, for its next pass.
+    pub aside: Arc<aside::Aside>,
 }
 
 /// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
@@ -116,6 +119,7 @@ impl Reconciler {
             lease: Arc::default(),
             metrics: Arc::default(),
             sealer: Arc::new(crate::pki::Sealer::new(&random_key())),
+            aside: Arc::default(),
         }
     }
 
@@ -134,6 +138,29 @@ impl Reconciler {
         Ok(report)
     }
 
+    /// What project `project`'s work acts with, until `deadline`.
+    fn ctx<'a>(
+        &'a self,
+        project: &'a str,
+        lease: Option<&'a lease::Lease>,
+        deadline: Instant,
+    ) -> Ctx<'a> {
+        let budget = self.project_budget.min(LONGEST);
+        Ctx {
+            lease,
+            store: &self.store,
+            cloud: self.cloud.as_ref(),
+            timing: self.timing,
+            call_timeout: self.call_timeout,
+            budget,
+            project,
+            deadline,
+            metrics: &self.metrics,
+            sealer: &self.sealer,
+            aside: &self.aside,
+        }
+    }
+
     /// One project's pass within its budget: cloud calls fail at once after the budget;
     /// at twice the budget the pass is cut short (the next one finishes it).
     /// (`lease`: stop before a kluster once it is not held; `None` in a one-off [`pass`].)
@@ -147,18 +174,7 @@ impl Reconciler {
     ) -> ProjectPass {
         let budget = self.project_budget.min(LONGEST);
         let deadline = Instant::now() + budget;
-        let ctx = Ctx {
-            lease,
-            store: &self.store,
-            cloud: self.cloud.as_ref(),
-            timing: self.timing,
-            call_timeout: self.call_timeout,
-            budget,
-            project,
-            deadline,
-            metrics: &self.metrics,
-            sealer: &self.sealer,
-        };
+        let ctx = self.ctx(project, lease, deadline);
         let hard = deadline + budget;
         let start = Instant::now();
         match tokio::time::timeout_at(hard, ctx.pass(group)).await {

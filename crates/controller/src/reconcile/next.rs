@@ -158,6 +158,18 @@ impl Queue {
         self.streaks.get(key).copied().unwrap_or_default()
     }
 
+    /// Kluster `key` changed: work in progress it waits for now is new, so its looks come
+    /// a quarter interval apart again (a backoff streak stays: a change does not make the
+    /// cloud accept what it refused).
+    pub fn restart(&mut self, key: &Key) {
+        if let Some(streak) = self.streaks.get_mut(key) {
+            streak.soons = 0;
+            if *streak == Streak::default() {
+                self.streaks.remove(key);
+            }
+        }
+    }
+
     /// Forgets `key` (the kluster is gone).
     pub fn remove(&mut self, key: &Key) {
         self.forget_time(key);
@@ -258,6 +270,34 @@ mod tests {
         let quarter = [25; SOON_QUARTERS as usize];
         let half = [50; SOON_QUARTERS as usize];
         assert_eq!(waits, [&quarter[..], &half[..], &[100, 100]].concat());
+    }
+
+    #[test]
+    fn a_change_makes_the_looks_at_work_in_progress_quick_again_but_keeps_a_backoff() {
+        let now = Instant::now();
+        let mut queue = Queue::default();
+        let (busy, refused) = (("p".to_string(), "a".to_string()), ("p".into(), "b".into()));
+        let mut streak = Streak::default();
+        for _ in 0..2 * SOON_QUARTERS {
+            streak = Next::soon().due(now, POLL, CAP, streak).streak;
+        }
+        queue.set(busy.clone(), Next::soon().due(now, POLL, CAP, streak));
+        let due = Next::soon().due(now, POLL, CAP, queue.streak(&busy));
+        assert_eq!(due.at, Some(now + POLL), "after 16 looks: every interval");
+        queue.restart(&busy);
+        let due = Next::soon().due(now, POLL, CAP, queue.streak(&busy));
+        assert_eq!(
+            due.at,
+            Some(now + POLL / 4),
+            "changed: a quarter interval again"
+        );
+        queue.set(
+            refused.clone(),
+            Next::backoff().due(now, POLL, CAP, Streak::default()),
+        );
+        queue.restart(&refused);
+        let due = Next::backoff().due(now, POLL, CAP, queue.streak(&refused));
+        assert_eq!(due.at, Some(now + POLL * 4), "the backoff goes on doubling");
     }
 
     #[test]

@@ -96,6 +96,18 @@ impl Ctx<'_> {
                 break;
             }
             let name = o.stored.kluster.name.as_str();
+            // Deleted since this pass read it, and its nodes sent aside: what this pass
+            // listed may show them going; the pass its delete woke takes it over.
+            if phase(&o) != KlusterPhase::Terminating && self.aside.has(self.project, name) {
+                tracing::debug!(
+                    controller = "reconcile",
+                    kluster = name,
+                    project = self.project,
+                    "deleted during the pass: left to the next one"
+                );
+                next.push((name.to_string(), Some(Next::soon())));
+                continue;
+            }
             let span = tracing::info_span!(
                 "reconcile",
                 kluster = name,

@@ -2,7 +2,7 @@
 //! ([`Queue`]). Each kluster's pass ends with its reconcilers' wish for the next one
 //! ([`Next`]): at a deadline (Creating → Running wakes at the phase's end), after one poll
 //! interval while the cloud works on something it waits for (servers booting or going;
-//! a quarter, then half an interval at first),
+//! a quarter, then half an interval at first, and so again after each change of the kluster),
 //! after a delay that doubles per kluster while the cloud refuses it (a pool over quota),
 //! or only when it changes. A change in the store (an API write here, or any replica's
 //! write announced by the database; a simulator setting touches the whole project) passes
@@ -11,7 +11,8 @@
 //! for what changes in the cloud unseen (a server deleted by hand).
 //!
 //! A project whose pass is still going is not started twice; a change or a due kluster that
-//! arrives meanwhile passes it again when it finishes.
+//! arrives meanwhile passes it again when it finishes. A kluster deleted meanwhile (that
+//! pass saw it before) has its known nodes deleted at once ([`Reconciler::send_aside`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -26,6 +27,9 @@ use crate::store::{Observed, StoreError};
 
 /// Changes arriving this close together are handled in one go.
 const COALESCE: Duration = Duration::from_millis(5);
+
+/// Most deletes sent aside at once (more changes wait for their project's next pass).
+const ASIDE_AT_ONCE: usize = 16;
 
 /// A full resync passes every kluster every this many poll intervals; it is also the
 /// longest backoff.
@@ -90,6 +94,9 @@ impl Reconciler {
         let slots = Arc::new(tokio::sync::Semaphore::new(self.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();
+        // The klusters each running pass saw Terminating, by project.
+        let mut passing: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut aside = tokio::task::JoinSet::new();
         let mut changes = self.store.kluster_changes();
         let holder = lease::holder_name();
         let ttl = self.lease_ttl.max(Duration::from_secs(1));
@@ -105,6 +112,7 @@ impl Reconciler {
             let leading = self.lease.valid();
             if !leading {
                 queue.clear(); // a new leader term starts with a full resync
+                self.aside.clear();
                 full_at = Instant::now();
             }
             let now = Instant::now();
@@ -135,6 +143,12 @@ impl Reconciler {
                                 continue;
                             }
                             woken.remove(&project);
+                            let terminating = group
+                                .iter()
+                                .map(|o| &o.stored.kluster)
+                                .filter(|k| k.status.phase == kluster::KlusterPhase::Terminating);
+                            let names = terminating.map(|k| k.name.clone()).collect();
+                            passing.insert(project.clone(), names);
                             let (rec, slots, name) = (self.clone(), slots.clone(), project.clone());
                             let handle = tasks.spawn(async move {
                                 let Ok(_slot) = slots.acquire_owned().await else {
@@ -195,16 +209,34 @@ impl Reconciler {
                         }
                         None => None,
                     };
-                    if let Some(id) = id {
-                        busy.remove(&id);
+                    if let Some(project) = id.and_then(|id| busy.remove(&id)) {
+                        passing.remove(&project);
                     }
                 }
+                Some(_) = aside.join_next(), if !aside.is_empty() => {}
                 change = changes.recv() => {
                     match change {
-                        Ok((project, _)) => {
-                            woken.insert(project);
+                        Ok(first) => {
+                            let mut changed = vec![first];
                             tokio::time::sleep(COALESCE).await;
-                            while let Ok((project, _)) = changes.try_recv() {
+                            while let Ok(next) = changes.try_recv() {
+                                changed.push(next);
+                            }
+                            for (project, name) in changed {
+                                // A running pass that did not see it Terminating would hold
+                                // up its deletion: its nodes go now if it was deleted.
+                                let unseen = passing
+                                    .get(&project)
+                                    .is_some_and(|seen| !name.is_empty() && !seen.contains(&name));
+                                if leading && unseen && aside.len() < ASIDE_AT_ONCE {
+                                    let rec = self.clone();
+                                    let p = project.clone();
+                                    let n = name.clone();
+                                    aside.spawn(async move { rec.send_aside(&p, &n).await });
+                                }
+                                if !name.is_empty() {
+                                    queue.restart(&(project.clone(), name));
+                                }
                                 woken.insert(project);
                             }
                         }

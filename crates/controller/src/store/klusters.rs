@@ -122,7 +122,7 @@ impl Store {
     /// and its age, for the reconcilers.
     #[tracing::instrument(name = "store", skip_all, fields(store.operation = "list_all"))]
     pub async fn list_all(&self) -> Result<Vec<Observed>, StoreError> {
-        self.observed(None).await
+        self.observed(None, None).await
     }
 
     /// The projects that have klusters.
@@ -140,21 +140,42 @@ impl Store {
     /// [`Store::list_all`] of one project: what a change in it wakes the reconcilers for.
     #[tracing::instrument(name = "store", skip_all, fields(store.operation = "list_observed"))]
     pub async fn list_observed(&self, project: &str) -> Result<Vec<Observed>, StoreError> {
-        self.observed(Some(project)).await
+        self.observed(Some(project), None).await
     }
 
-    async fn observed(&self, project: Option<&str>) -> Result<Vec<Observed>, StoreError> {
+    /// Kluster `name` of `project` as [`Store::list_observed`] shows it, if it exists.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "get_observed"))]
+    pub async fn get_observed(
+        &self,
+        project: &str,
+        name: &str,
+    ) -> Result<Option<Observed>, StoreError> {
+        Ok(self.observed(Some(project), Some(name)).await?.pop())
+    }
+
+    async fn observed(
+        &self,
+        project: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<Vec<Observed>, StoreError> {
         self.check_ready()?;
         let select = format!("SELECT {COLUMNS}, project_id, phase_since, server_ids FROM klusters");
-        let rows = match project {
-            None => {
-                sqlx::query(&format!("{select} ORDER BY project_id, name"))
+        let rows = match (project, name) {
+            (Some(p), Some(n)) => {
+                sqlx::query(&format!("{select} WHERE project_id = $1 AND name = $2"))
+                    .bind(p)
+                    .bind(n)
                     .fetch_all(&self.pool)
                     .await?
             }
-            Some(p) => {
+            (Some(p), None) => {
                 sqlx::query(&format!("{select} WHERE project_id = $1 ORDER BY name"))
                     .bind(p)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            _ => {
+                sqlx::query(&format!("{select} ORDER BY project_id, name"))
                     .fetch_all(&self.pool)
                     .await?
             }

@@ -10,7 +10,8 @@ use controller::cloud::{
 /// The simulated cloud, failing on purpose: its server creations stop answering after
 /// `creates` of them, like a controller killed in the middle of a pass (with a large
 /// `creates`, it counts the creates asked); `blind`, its listings never answer (the rest
-/// does). It counts the server deletes that reach it and the resource listings asked.
+/// does); `held`, its server listings wait until it is let go. It counts the server
+/// deletes that reach it and the resource listings asked.
 #[derive(Debug)]
 pub struct Dying {
     /// The cloud underneath.
@@ -19,6 +20,10 @@ pub struct Dying {
     pub creates: AtomicUsize,
     /// Server and resource listings never answer.
     pub blind: AtomicBool,
+    /// Server listings wait while this is `true` (`send_replace` it).
+    pub held: tokio::sync::watch::Sender<bool>,
+    /// Server listings waiting now.
+    pub waiting: AtomicUsize,
     /// Server deletes that reached the cloud.
     pub deletes: AtomicUsize,
     /// Resource listings asked for.
@@ -32,6 +37,8 @@ impl Dying {
             inner,
             creates: AtomicUsize::new(creates),
             blind: AtomicBool::new(false),
+            held: tokio::sync::watch::channel(false).0,
+            waiting: AtomicUsize::new(0),
             deletes: AtomicUsize::new(0),
             listings: AtomicUsize::new(0),
         }
@@ -42,6 +49,21 @@ impl Dying {
         if self.blind.load(Ordering::SeqCst) {
             std::future::pending::<()>().await;
         }
+    }
+
+    /// Waits while `held`.
+    async fn gate(&self) {
+        let mut held = self.held.subscribe();
+        if *held.borrow_and_update() {
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            let _ = held.wait_for(|h| !*h).await;
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Server creations asked for so far.
+    pub fn creates_asked(&self) -> usize {
+        usize::MAX - self.creates.load(Ordering::SeqCst)
     }
 }
 
@@ -61,6 +83,7 @@ impl Cloud for Dying {
     fn servers<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
         Box::pin(async move {
             self.look().await;
+            self.gate().await;
             self.inner.servers(p).await
         })
     }

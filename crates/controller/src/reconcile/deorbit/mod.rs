@@ -4,43 +4,69 @@
 //! and completion with `SuccessfulDeorbit<Kind>`. The nodes the store knows are deleted as
 //! the pass begins ([`send_first`]), without waiting for the cloud's listings.
 
+mod aside;
 mod plan;
 
 use std::collections::{BTreeSet, HashMap};
 
 use kluster::{EventReason, Kluster, KlusterPhase};
 
+pub use super::aside::{Aside, Sent};
 use super::context::{Ctx, KlusterView, Outcome};
 use super::next::Next;
 use crate::cloud::{CloudError, Resource, Server, ServerStatus};
 use crate::store::{self, StoreError};
 pub use plan::{finished, finished_kind, plan, waited_kind, waiting, Step};
 
-/// Server deletes sent as a pass began, by kluster: each server's id and the cloud's answer.
-pub type Sent = HashMap<String, Vec<(String, Result<(), CloudError>)>>;
-
 /// Sends the deletes of the servers the store knows of the project's Terminating klusters,
 /// together with the pass's listings rather than after them: nodes go first
 /// ([`plan`]) and the store's ids need no listing. A deleted server leaves the store's
 /// record in the same pass, so it is sent once (again only when that pass stopped before
 /// the kluster: a lease lost, the budget spent; deleting a server that is going is
-/// harmless). None is sent once the reconcile lease is not held.
+/// harmless). Deletes already sent aside ([`Aside`]) are not sent again: their answers
+/// are taken. None is sent once the reconcile lease is not held.
 pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
-    let mut sent = Sent::new();
-    let lost = || ctx.lease.is_some_and(|l| !l.valid());
-    if lost() {
-        return sent;
-    }
-    let targets: Vec<(&str, &str)> = group
+    let terminating: Vec<&store::Observed> = group
         .iter()
         .filter(|o| o.stored.kluster.status.phase == KlusterPhase::Terminating)
-        .flat_map(|o| {
-            let name = o.stored.kluster.name.as_str();
-            o.servers.iter().map(move |id| (name, id.as_str()))
-        })
         .collect();
-    if targets.is_empty() {
-        return sent;
+    let names = terminating.iter().map(|o| o.stored.kluster.name.as_str());
+    let aside = ctx.aside.take(ctx.project, names);
+    let mut sent = Sent::new();
+    let mut targets = Vec::new();
+    for o in terminating {
+        let name = o.stored.kluster.name.as_str();
+        let answered = aside.get(name).map_or(&[][..], Vec::as_slice);
+        for id in &o.servers {
+            if !answered.iter().any(|(sent_id, _)| sent_id == id) {
+                targets.push((name, id.as_str()));
+            }
+        }
+    }
+    // An answer taken from aside counts only for a server the store still knows.
+    for (kluster, answers) in aside {
+        let known = group
+            .iter()
+            .find(|o| o.stored.kluster.name == kluster)
+            .map_or(&[][..], |o| o.servers.as_slice());
+        let kept = answers.into_iter().filter(|(id, _)| known.contains(id));
+        sent.entry(kluster).or_default().extend(kept);
+    }
+    for (kluster, answer) in send(&targets, ctx).await {
+        sent.entry(kluster).or_default().push(answer);
+    }
+    sent
+}
+
+/// Sends the deletes of `targets` (kluster, server id) together; each with the cloud's
+/// answer. None is sent once the reconcile lease is not held.
+async fn send(
+    targets: &[(&str, &str)],
+    ctx: &Ctx<'_>,
+) -> Vec<(String, (String, Result<(), CloudError>))> {
+    let lost = || ctx.lease.is_some_and(|l| !l.valid());
+    if targets.is_empty() || lost() {
+        return Vec::new();
     }
     let calls = targets
         .iter()
@@ -51,12 +77,12 @@ pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
             ctx.cloud().delete_server(ctx.project, id).await
         })
         .collect();
-    for ((kluster, id), result) in targets.iter().zip(ctx.calls(calls).await) {
-        sent.entry(kluster.to_string())
-            .or_default()
-            .push((id.to_string(), result));
-    }
-    sent
+    let answers = ctx.calls(calls).await;
+    targets
+        .iter()
+        .zip(answers)
+        .map(|((kluster, id), r)| (kluster.to_string(), (id.to_string(), r)))
+        .collect()
 }
 
 /// Kluster `k` only waits for its nodes to go (`Seen::waiting_for_nodes`): says so, and

@@ -1,0 +1,42 @@
+//! The runner's deletes sent aside (`reconcile/aside.rs`): a kluster deleted while a
+//! pass of its project that saw it before is going has the servers the store knows
+//! deleted at once.
+
+use kluster::KlusterPhase;
+use tokio::time::Instant;
+
+use crate::reconcile::context::LONGEST;
+use crate::reconcile::Reconciler;
+
+impl Reconciler {
+    /// Kluster `name` of `project` changed while a pass of the project that did not see it
+    /// Terminating is going: when it is Terminating now, the deletes of its servers the
+    /// store knows go out at once (once per kluster until a pass takes them).
+    pub(crate) async fn send_aside(&self, project: &str, name: &str) {
+        let o = match self.store.get_observed(project, name).await {
+            Ok(Some(o)) => o,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(controller = "deorbit", project, kluster = name, error = %e, "could not read a deleted kluster");
+                return;
+            }
+        };
+        let terminating = o.stored.kluster.status.phase == KlusterPhase::Terminating;
+        if !terminating || o.servers.is_empty() || !self.aside.claim(project, name) {
+            return;
+        }
+        let budget = self.project_budget.min(LONGEST);
+        let ctx = self.ctx(project, Some(&self.lease), Instant::now() + budget);
+        let targets: Vec<(&str, &str)> = o.servers.iter().map(|id| (name, id.as_str())).collect();
+        let answers = super::send(&targets, &ctx).await;
+        tracing::info!(
+            controller = "deorbit",
+            project,
+            kluster = name,
+            servers = answers.len(),
+            "nodes of a deleted kluster deleted while its project's pass was going"
+        );
+        self.aside
+            .fill(project, name, answers.into_iter().map(|(_, a)| a).collect());
+    }
+}

@@ -163,6 +163,7 @@ async fn a_kluster_deleted_while_a_pass_lists_has_its_nodes_deleted_before_that_
     w.up("k", &[("a", 2)]).await;
     let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
     cloud.held.send_replace(true);
+    cloud.held_deletes.send_replace(true);
     let rec = reconciler(&w.store, cloud.clone());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(rec.clone().run(Duration::from_millis(40), async {
@@ -181,11 +182,25 @@ async fn a_kluster_deleted_while_a_pass_lists_has_its_nodes_deleted_before_that_
     })
     .await;
     assert!(cloud.waiting.load(SeqCst) > 0, "the pass is still listing");
-    assert!(w.servers("k").await.is_empty(), "both servers are going");
 
-    // The pass lists them going and leaves k alone (no replacements); the next reports
-    // the deletes, once, without sending them again; then k goes.
+    // That pass ends; the next waits for the deletes' answers rather than sending them
+    // again (counted as they are sent).
     cloud.held.send_replace(false);
+    eventually(within, "the pass that was going ended", || async {
+        rec.metrics.render().lines().any(|l| {
+            l.starts_with("mc_controller_reconcile_pass_duration_seconds_count")
+                && !l.ends_with(" 0")
+        })
+    })
+    .await;
+    cloud.held_deletes.send_replace(false);
+    eventually(within, "both servers going", || async {
+        w.servers("k").await.is_empty()
+    })
+    .await;
+
+    // The pass listed them going and left k alone (no replacements); the next reports
+    // the deletes, once, without sending them again; then k goes.
     eventually(within, "the deletes reported", || async {
         let reasons = w.reasons("k").await;
         let n = reasons

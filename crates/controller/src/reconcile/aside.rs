@@ -74,6 +74,18 @@ impl Aside {
         })
     }
 
+    /// Forgets what was sent aside for kluster `kluster` of `project` (it was removed).
+    pub fn forget(&self, project: &str, kluster: &str) {
+        self.with(|sent| {
+            if let Some(of_project) = sent.get_mut(project) {
+                of_project.remove(kluster);
+                if of_project.is_empty() {
+                    sent.remove(project);
+                }
+            }
+        });
+    }
+
     /// Forgets everything (the reconcile lease was lost: the next leader sends again).
     pub fn clear(&self) {
         self.with(HashMap::clear);

@@ -35,6 +35,51 @@ const ASIDE_AT_ONCE: usize = 16;
 /// longest backoff.
 pub const FULL_RESYNC_POLLS: u32 = 15;
 
+/// The tasks sending deletes aside ([`Reconciler::send_aside`]), with their projects: a
+/// project is not passed while its deletes are being sent aside (its next pass takes
+/// their answers, so it waits for them).
+#[derive(Default)]
+struct Senders {
+    tasks: tokio::task::JoinSet<()>,
+    projects: HashMap<tokio::task::Id, String>,
+}
+
+impl Senders {
+    /// Sends kluster `name` of `project`'s deletes aside, unless [`ASIDE_AT_ONCE`] are
+    /// being sent (it then waits for its project's next pass).
+    fn spawn(&mut self, rec: &Reconciler, project: &str, name: &str) {
+        if self.tasks.len() >= ASIDE_AT_ONCE {
+            tracing::debug!(
+                controller = "deorbit",
+                project,
+                kluster = name,
+                "deletes aside at their limit: left to the next pass"
+            );
+            return;
+        }
+        let (rec, p, n) = (rec.clone(), project.to_string(), name.to_string());
+        let handle = self
+            .tasks
+            .spawn(async move { rec.send_aside(&p, &n).await });
+        self.projects.insert(handle.id(), project.to_string());
+    }
+
+    /// Waits for one task to end (pending while none runs).
+    async fn next(&mut self) {
+        match self.tasks.join_next_with_id().await {
+            Some(Ok((id, ()))) => self.projects.remove(&id),
+            Some(Err(e)) => self.projects.remove(&e.id()),
+            None => std::future::pending().await,
+        };
+    }
+
+    /// Stops every task (the lease was lost).
+    fn abort(&mut self) {
+        self.tasks.abort_all();
+        self.projects.clear();
+    }
+}
+
 /// What is due now: every kluster (`full`), the woken projects whole, and the due
 /// klusters of other projects.
 struct DueNow<'a> {
@@ -96,7 +141,7 @@ impl Reconciler {
         let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();
         // The klusters each running pass saw Terminating, by project.
         let mut passing: HashMap<String, HashSet<String>> = HashMap::new();
-        let mut aside = tokio::task::JoinSet::new();
+        let mut senders = Senders::default();
         let mut changes = self.store.kluster_changes();
         let holder = lease::holder_name();
         let ttl = self.lease_ttl.max(Duration::from_secs(1));
@@ -112,6 +157,7 @@ impl Reconciler {
             let leading = self.lease.valid();
             if !leading {
                 queue.clear(); // a new leader term starts with a full resync
+                senders.abort();
                 self.aside.clear();
                 full_at = Instant::now();
             }
@@ -127,7 +173,8 @@ impl Reconciler {
                     full_at = now + full_every;
                     self.metrics.resync();
                 }
-                let running: HashSet<String> = busy.values().cloned().collect();
+                let sending = senders.projects.values();
+                let running: HashSet<String> = busy.values().chain(sending).cloned().collect();
                 let mut later = HashSet::new();
                 let due = DueNow {
                     full,
@@ -195,7 +242,11 @@ impl Reconciler {
                                         let streak = queue.streak(&key);
                                         queue.set(key, next.due(now, poll, full_every, streak));
                                     }
-                                    None => queue.remove(&key),
+                                    None => {
+                                        // Removed: a kluster made again with its name is new.
+                                        self.aside.forget(&key.0, &key.1);
+                                        queue.remove(&key);
+                                    }
                                 }
                             }
                             Some(id)
@@ -213,7 +264,7 @@ impl Reconciler {
                         passing.remove(&project);
                     }
                 }
-                Some(_) = aside.join_next(), if !aside.is_empty() => {}
+                _ = senders.next() => {}
                 change = changes.recv() => {
                     match change {
                         Ok(first) => {
@@ -228,11 +279,8 @@ impl Reconciler {
                                 let unseen = passing
                                     .get(&project)
                                     .is_some_and(|seen| !name.is_empty() && !seen.contains(&name));
-                                if leading && unseen && aside.len() < ASIDE_AT_ONCE {
-                                    let rec = self.clone();
-                                    let p = project.clone();
-                                    let n = name.clone();
-                                    aside.spawn(async move { rec.send_aside(&p, &n).await });
+                                if leading && unseen {
+                                    senders.spawn(&self, &project, &name);
                                 }
                                 if !name.is_empty() {
                                     queue.restart(&(project.clone(), name));

@@ -10,8 +10,8 @@ use controller::cloud::{
 /// The simulated cloud, failing on purpose: its server creations stop answering after
 /// `creates` of them, like a controller killed in the middle of a pass (with a large
 /// `creates`, it counts the creates asked); `blind`, its listings never answer (the rest
-/// does); `held`, its server listings wait until it is let go. It counts the server
-/// deletes that reach it and the resource listings asked.
+/// does); `held` and `held_deletes`, its server listings and deletes wait until they are
+/// let go. It counts the server deletes that reach it and the resource listings asked.
 #[derive(Debug)]
 pub struct Dying {
     /// The cloud underneath.
@@ -24,6 +24,8 @@ pub struct Dying {
     pub held: tokio::sync::watch::Sender<bool>,
     /// Server listings waiting now.
     pub waiting: AtomicUsize,
+    /// Server deletes wait while this is `true` (counted in `deletes` as they arrive).
+    pub held_deletes: tokio::sync::watch::Sender<bool>,
     /// Server deletes that reached the cloud.
     pub deletes: AtomicUsize,
     /// Resource listings asked for.
@@ -39,6 +41,7 @@ impl Dying {
             blind: AtomicBool::new(false),
             held: tokio::sync::watch::channel(false).0,
             waiting: AtomicUsize::new(0),
+            held_deletes: tokio::sync::watch::channel(false).0,
             deletes: AtomicUsize::new(0),
             listings: AtomicUsize::new(0),
         }
@@ -51,14 +54,11 @@ impl Dying {
         }
     }
 
-    /// Waits while `held`.
+    /// Waits while `held` (counted in `waiting`).
     async fn gate(&self) {
-        let mut held = self.held.subscribe();
-        if *held.borrow_and_update() {
-            self.waiting.fetch_add(1, Ordering::SeqCst);
-            let _ = held.wait_for(|h| !*h).await;
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-        }
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let _ = self.held.subscribe().wait_for(|h| !*h).await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Server creations asked for so far.
@@ -115,7 +115,10 @@ impl Cloud for Dying {
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         self.deletes.fetch_add(1, Ordering::SeqCst);
-        self.inner.delete_server(p, id)
+        Box::pin(async move {
+            let _ = self.held_deletes.subscribe().wait_for(|h| !*h).await;
+            self.inner.delete_server(p, id).await
+        })
     }
     fn resources<'a>(
         &'a self,

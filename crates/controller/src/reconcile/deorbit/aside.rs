@@ -8,10 +8,14 @@ use tokio::time::Instant;
 use crate::reconcile::context::LONGEST;
 use crate::reconcile::Reconciler;
 
+/// A change this soon after a kluster turned Terminating is its delete.
+const JUST_DELETED: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Reconciler {
     /// Kluster `name` of `project` changed while a pass of the project that did not see it
-    /// Terminating is going: when it is Terminating now, the deletes of its servers the
-    /// store knows go out at once (once per kluster until a pass takes them).
+    /// Terminating is going: when that change was its delete, the deletes of its servers
+    /// the store knows go out at once (once per kluster until a pass takes them; the
+    /// runner passes the project only after this ends).
     pub(crate) async fn send_aside(&self, project: &str, name: &str) {
         let o = match self.store.get_observed(project, name).await {
             Ok(Some(o)) => o,
@@ -21,8 +25,11 @@ impl Reconciler {
                 return;
             }
         };
-        let terminating = o.stored.kluster.status.phase == KlusterPhase::Terminating;
-        if !terminating || o.servers.is_empty() || !self.aside.claim(project, name) {
+        // Only the delete itself: a kluster Terminating for longer has passes of its own,
+        // which send its deletes (and back off when the cloud refuses them).
+        let deleted =
+            o.stored.kluster.status.phase == KlusterPhase::Terminating && o.in_phase < JUST_DELETED;
+        if !deleted || o.servers.is_empty() || !self.aside.claim(project, name) {
             return;
         }
         let budget = self.project_budget.min(LONGEST);

@@ -229,8 +229,17 @@ impl Api {
         project: &str,
         ranges: &[PodRange],
     ) -> Result<Vec<Resource>, CloudError> {
-        let (routers, servers) =
-            tokio::try_join!(self.routers(project), self.nova_servers(project))?;
+        let routers = self.routers(project).await?;
+        // A route in a kluster's pod range is the kluster's: the servers are asked for only
+        // when another route could lead via one of them.
+        let unclaimed = routers.iter().any(|r| {
+            let mut routes = r.routes.iter();
+            routes.any(|route| range_kluster(&r.id, &route.destination, ranges).is_none())
+        });
+        let servers = match unclaimed {
+            true => self.nova_servers(project).await?,
+            false => Vec::new(),
+        };
         let mut nodes = Vec::new();
         for s in &servers {
             let Some(kluster) = s.kluster() else { continue };

@@ -1,5 +1,6 @@
 //! Which routes the provider says are a kluster's: by its pod range on the router, or via
-//! a kluster server's address (then the routers' interface networks are asked for).
+//! a kluster server's address (then the servers and the routers' interface networks are
+//! asked for).
 
 use super::cloud;
 use super::stand::Stand;
@@ -39,6 +40,10 @@ async fn a_route_is_a_klusters_by_its_pod_range_and_addresses_need_the_routers_n
         stand.seen("/ports").is_empty(),
         "no interface networks asked for"
     );
+    assert!(
+        stand.seen("/servers/detail").is_empty(),
+        "no servers asked for: every route is in a pod range"
+    );
     // Without ranges, the route via k1's server is told by its address, on one of the
     // router's networks: those are asked for.
     let listed = c.resources("p1", &[]).await.unwrap();
@@ -49,4 +54,5 @@ async fn a_route_is_a_klusters_by_its_pod_range_and_addresses_need_the_routers_n
     assert_eq!(routes.len(), 1, "{routes:?}");
     assert_eq!(routes[0].kluster, "k1");
     assert!(!stand.seen("/ports").is_empty());
+    assert!(!stand.seen("/servers/detail").is_empty());
 }

@@ -278,6 +278,7 @@ pub async fn start(
         metrics,
         sealer: state.sealer.clone(),
         aside: Arc::default(),
+        going: Arc::default(),
     };
     let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
     tokio::spawn(prune_events(

@@ -232,3 +232,34 @@ async fn a_kluster_deleted_while_a_pass_lists_has_its_nodes_deleted_before_that_
         .count();
     assert_eq!(n, 2, "{reasons:?}");
 }
+
+#[tokio::test]
+async fn while_its_nodes_go_a_kluster_asks_only_for_their_ids_between_full_listings() {
+    let w = world("deorbit-ids").await;
+    w.up("k", &[("a", 2)]).await;
+    terminate(&w, "k").await;
+    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    let rec = reconciler(&w.store, cloud.clone());
+    // The deletes and the full listings: the first pass's, and the first look that finds
+    // both nodes going.
+    rec.pass().await.unwrap();
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.server_listings.load(SeqCst), 2);
+    assert_eq!(cloud.id_listings.load(SeqCst), 0);
+    // Then, while they go, only their ids (within a second of the full listing).
+    rec.pass().await.unwrap();
+    rec.pass().await.unwrap();
+    assert_eq!(
+        cloud.server_listings.load(SeqCst),
+        2,
+        "listed in full again"
+    );
+    assert_eq!(cloud.id_listings.load(SeqCst), 2);
+    let reasons = w.reasons("k").await;
+    let waited = reasons.iter().filter(|r| *r == "WaitingForDeorbitNodes");
+    assert!(waited.count() >= 1, "{reasons:?}");
+    // Gone: the ids say none is left, a full listing confirms it, and the rest follows.
+    until_removed(&w, &rec, "k").await;
+    assert!(cloud.server_listings.load(SeqCst) > 2);
+    assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
+}

@@ -122,6 +122,19 @@ impl Cloud for MeteredCloud {
         )
     }
 
+    fn kluster_server_ids<'a>(
+        &'a self,
+        project: &'a str,
+        kluster: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        timed(
+            &self.metrics,
+            "list_server_ids",
+            project,
+            self.inner.kluster_server_ids(project, kluster),
+        )
+    }
+
     fn create_server<'a>(
         &'a self,
         project: &'a str,

@@ -281,6 +281,24 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         })
     }
 
+    /// The ids of kluster `kluster`'s servers, going or not: a cheaper question than the
+    /// listing (Nova's `GET /servers?tags=…` without details). The default filters the
+    /// listing.
+    fn kluster_server_ids<'a>(
+        &'a self,
+        project: &'a str,
+        kluster: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        Box::pin(async move {
+            let all = self.servers(project).await?;
+            Ok(all
+                .into_iter()
+                .filter(|s| s.kluster == kluster)
+                .map(|s| s.id)
+                .collect())
+        })
+    }
+
     /// Boots a server; fails with the cloud's words (e.g. quota exceeded).
     fn create_server<'a>(
         &'a self,

@@ -72,6 +72,8 @@ pub struct Ctx<'a> {
     pub(super) sealer: &'a crate::pki::Sealer,
     /// Server deletes sent while a pass was going, for the next one.
     pub(super) aside: &'a super::aside::Aside,
+    /// Klusters whose nodes were all going at the last full server listing.
+    pub(super) going: &'a super::going::Going,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).

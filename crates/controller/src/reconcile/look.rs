@@ -78,6 +78,11 @@ impl Ctx<'_> {
         // gone (or one is not going); listing them while the cloud deletes the nodes would
         // only slow it down. A load balancer or route the first pass could not list or
         // delete is tried again then, with the volumes.
+        if group.len() == terminating.len() {
+            if let Some(seen) = self.still_going(&terminating).await {
+                return seen;
+            }
+        }
         let (routers, servers) = tokio::join!(routers, servers);
         let acts = servers.as_deref().is_some_and(|list| {
             terminating.iter().any(|o| {
@@ -86,6 +91,17 @@ impl Ctx<'_> {
                 nodes.peek().is_none() || nodes.any(|s| s.status != ServerStatus::Deleting)
             })
         });
+        // Remembered for the next looks ([`super::going`]).
+        for o in &terminating {
+            let name = o.stored.kluster.name.as_str();
+            match (&servers, acts) {
+                (Some(list), false) => {
+                    let nodes = list.iter().filter(|s| s.kluster == name).cloned();
+                    self.going.seen(project, name, nodes.collect());
+                }
+                _ => self.going.forget(project, name),
+            }
+        }
         let (resources, waiting_for_nodes) = match acts {
             true => (resources.await, false),
             false => (None, servers.is_some()),
@@ -96,6 +112,40 @@ impl Ctx<'_> {
             resources,
             waiting_for_nodes,
         }
+    }
+
+    /// Every kluster of `terminating` (the whole group) only waits for its nodes, as a full
+    /// listing showed them going not long ago: the cloud is asked for their ids alone, and
+    /// while those are all ones that were going, that is what is seen (`None`: list in
+    /// full).
+    async fn still_going(&self, terminating: &[&store::Observed]) -> Option<Seen> {
+        let project = self.project;
+        let mut known = Vec::new();
+        for o in terminating {
+            let name = o.stored.kluster.name.as_str();
+            known.push((name, self.going.recent(project, name)?));
+        }
+        let asks = known.iter().map(|(name, _)| async move {
+            self.call(self.cloud().kluster_server_ids(project, name))
+                .await
+                .ok()
+        });
+        let answers = futures_util::future::join_all(asks).await;
+        let mut servers = Vec::new();
+        for ((_, nodes), ids) in known.into_iter().zip(answers) {
+            let ids = ids?;
+            let going = |id: &String| nodes.iter().any(|s| &s.id == id);
+            if ids.is_empty() || !ids.iter().all(going) {
+                return None;
+            }
+            servers.extend(nodes.into_iter().filter(|s| ids.contains(&s.id)));
+        }
+        Some(Seen {
+            routers: Some(Vec::new()),
+            servers: Some(servers),
+            resources: None,
+            waiting_for_nodes: true,
+        })
     }
 
     /// The project's servers. A listing never stands alone for servers the store knows:

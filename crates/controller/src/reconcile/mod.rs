@@ -17,6 +17,7 @@ pub mod aside;
 pub mod context;
 pub mod deorbit;
 pub mod flight;
+pub mod going;
 pub mod ground;
 pub mod launch;
 pub mod lease;
@@ -74,6 +75,8 @@ pub struct Reconciler {
     pub sealer: Arc<crate::pki::Sealer>,
     /// Server deletes sent while a project's pass was going, for its next pass.
     pub aside: Arc<aside::Aside>,
+    /// Klusters whose nodes were all going at the last full server listing.
+    pub going: Arc<going::Going>,
 }
 
 /// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
@@ -120,6 +123,7 @@ impl Reconciler {
             metrics: Arc::default(),
             sealer: Arc::new(crate::pki::Sealer::new(&random_key())),
             aside: Arc::default(),
+            going: Arc::default(),
         }
     }
 
@@ -158,6 +162,7 @@ impl Reconciler {
             metrics: &self.metrics,
             sealer: &self.sealer,
             aside: &self.aside,
+            going: &self.going,
         }
     }
 

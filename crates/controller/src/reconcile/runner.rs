@@ -245,6 +245,7 @@ impl Reconciler {
                                     None => {
                                         // Removed: a kluster made again with its name is new.
                                         self.aside.forget(&key.0, &key.1);
+                                        self.going.forget(&key.0, &key.1);
                                         queue.remove(&key);
                                     }
                                 }

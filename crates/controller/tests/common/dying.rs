@@ -30,6 +30,10 @@ pub struct Dying {
     pub deletes: AtomicUsize,
     /// Resource listings asked for.
     pub listings: AtomicUsize,
+    /// Server listings asked for.
+    pub server_listings: AtomicUsize,
+    /// Kluster server id listings asked for.
+    pub id_listings: AtomicUsize,
 }
 
 impl Dying {
@@ -44,6 +48,8 @@ impl Dying {
             held_deletes: tokio::sync::watch::channel(false).0,
             deletes: AtomicUsize::new(0),
             listings: AtomicUsize::new(0),
+            server_listings: AtomicUsize::new(0),
+            id_listings: AtomicUsize::new(0),
         }
     }
 
@@ -82,10 +88,19 @@ impl Cloud for Dying {
     }
     fn servers<'a>(&'a self, p: &'a str) -> BoxFuture<'a, Result<Vec<Server>, CloudError>> {
         Box::pin(async move {
+            self.server_listings.fetch_add(1, Ordering::SeqCst);
             self.look().await;
             self.gate().await;
             self.inner.servers(p).await
         })
+    }
+    fn kluster_server_ids<'a>(
+        &'a self,
+        p: &'a str,
+        kluster: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        self.id_listings.fetch_add(1, Ordering::SeqCst);
+        self.inner.kluster_server_ids(p, kluster)
     }
     fn create_server<'a>(
         &'a self,

@@ -252,6 +252,24 @@ impl Api {
         .await
     }
 
+    /// The ids of kluster `kluster`'s servers: `GET /servers?tags=kluster=<name>`, without
+    /// details (Nova builds no view of their addresses and security groups).
+    pub(super) async fn kluster_server_ids(
+        &self,
+        project: &str,
+        kluster: &str,
+    ) -> Result<Vec<String>, CloudError> {
+        #[derive(Deserialize)]
+        struct Brief {
+            id: String,
+        }
+        let query = vec![("tags".to_string(), format!("{KLUSTER_KEY}={kluster}"))];
+        let brief: Vec<Brief> = self
+            .list(project, Service::Compute, "servers", query, "servers")
+            .await?;
+        Ok(brief.into_iter().map(|b| b.id).collect())
+    }
+
     /// One server (`GET /servers/{id}`); `None` when Nova does not know it.
     pub(super) async fn nova_server(
         &self,

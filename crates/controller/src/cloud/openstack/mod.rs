@@ -182,6 +182,14 @@ impl Cloud for OpenStackCloud {
         })
     }
 
+    fn kluster_server_ids<'a>(
+        &'a self,
+        project: &'a str,
+        kluster: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+        Box::pin(self.api.kluster_server_ids(project, kluster))
+    }
+
     fn create_server<'a>(
         &'a self,
         project: &'a str,

@@ -12,8 +12,9 @@
 //!   (default 0). Alice creates a kluster with one pool of N over loopback HTTP, then
 //!   deletes it. The service user boots the servers (kluster users off, the default).
 //!
-//! Both arms are watched by one poller: Nova's `servers/detail?tags=kluster=<name>` every
-//! 100 ms. Create ends when N servers are ACTIVE; delete when Nova lists none (and, for the
+//! Both arms are watched by one poller, every 100 ms: Nova's `servers/detail?tags=
+//! kluster=<name>` while they boot, `servers?tags=…` (ids only, cheaper) while they go.
+//! Create ends when N servers are ACTIVE; delete when Nova lists none (and, for the
 //! controller, the kluster is gone from its API). `OS_BENCH_N` (default 4, at most 4: the
 //! quota is 6 instances and others share it), `OS_BENCH_ROUNDS` (default 3; arms alternate).
 //!

@@ -1,7 +1,8 @@
 //! Klusters whose nodes were all going at the last full server listing ([`Going`]). While
 //! such a kluster only waits for them, a look asks the cloud for its servers' ids alone
-//! (`Cloud::kluster_server_ids`: Nova builds no detailed view, and on the test cloud its
-//! API is one thread every listing queues on, the deletes' own calls among them). It lists
+//! (`Cloud::kluster_server_ids`: Nova builds no detailed view and asks Neutron nothing;
+//! on the test cloud, Nova's and Neutron's APIs are one thread each, and every detailed
+//! listing queued in front of the deletes' own port deletions). It lists
 //! in full again when the ids are not all ones that were going, when none is left (what
 //! follows needs the full picture), or when the last full listing is [`FULL_EVERY`] old.
 
@@ -13,8 +14,9 @@ use tokio::time::Instant;
 
 use crate::cloud::Server;
 
-/// The longest a kluster's looks go without a full server listing.
-pub const FULL_EVERY: Duration = Duration::from_secs(1);
+/// The longest a kluster's looks go without a full server listing (a node whose delete
+/// failed, back from going, is deleted again after at most this long).
+pub const FULL_EVERY: Duration = Duration::from_secs(5);
 
 /// By project and kluster: when its nodes were last listed in full, all going, and those
 /// nodes.

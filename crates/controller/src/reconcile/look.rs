@@ -67,6 +67,7 @@ impl Ctx<'_> {
         // load balancers and routes with them: everything is listed together.
         if terminating.iter().any(|o| !o.servers.is_empty()) {
             let (routers, servers, resources) = tokio::join!(routers, servers, resources);
+            self.remember_going(&terminating, servers.as_deref());
             return Seen {
                 routers,
                 servers,
@@ -79,8 +80,21 @@ impl Ctx<'_> {
         // only slow it down. A load balancer or route the first pass could not list or
         // delete is tried again then, with the volumes.
         if group.len() == terminating.len() {
-            if let Some(seen) = self.still_going(&terminating).await {
-                return seen;
+            match self.still_going(&terminating).await {
+                Brief::Waiting(seen) => return seen,
+                // What follows the nodes needs the resources: listed with the servers, now
+                // that the nodes no longer compete with them.
+                Brief::Gone => {
+                    let (routers, servers, resources) = tokio::join!(routers, servers, resources);
+                    self.remember_going(&terminating, servers.as_deref());
+                    return Seen {
+                        routers,
+                        servers,
+                        resources,
+                        waiting_for_nodes: false,
+                    };
+                }
+                Brief::Unsure => {}
             }
         }
         let (routers, servers) = tokio::join!(routers, servers);
@@ -91,17 +105,7 @@ impl Ctx<'_> {
                 nodes.peek().is_none() || nodes.any(|s| s.status != ServerStatus::Deleting)
             })
         });
-        // Remembered for the next looks ([`super::going`]).
-        for o in &terminating {
-            let name = o.stored.kluster.name.as_str();
-            match (&servers, acts) {
-                (Some(list), false) => {
-                    let nodes = list.iter().filter(|s| s.kluster == name).cloned();
-                    self.going.seen(project, name, nodes.collect());
-                }
-                _ => self.going.forget(project, name),
-            }
-        }
+        self.remember_going(&terminating, servers.as_deref());
         let (resources, waiting_for_nodes) = match acts {
             true => (resources.await, false),
             false => (None, servers.is_some()),
@@ -114,16 +118,38 @@ impl Ctx<'_> {
         }
     }
 
+    /// Remembers, from a full listing (`None`: none answered), the Terminating klusters
+    /// whose nodes are all going, for the next looks ([`super::going`]).
+    fn remember_going(&self, terminating: &[&store::Observed], servers: Option<&[Server]>) {
+        for o in terminating {
+            let name = o.stored.kluster.name.as_str();
+            let nodes: Vec<Server> = servers
+                .into_iter()
+                .flatten()
+                .filter(|s| s.kluster == name)
+                .cloned()
+                .collect();
+            let going =
+                !nodes.is_empty() && nodes.iter().all(|s| s.status == ServerStatus::Deleting);
+            match going {
+                true => self.going.seen(self.project, name, nodes),
+                false => self.going.forget(self.project, name),
+            }
+        }
+    }
+
     /// Every kluster of `terminating` (the whole group) only waits for its nodes, as a full
     /// listing showed them going not long ago: the cloud is asked for their ids alone, and
-    /// while those are all ones that were going, that is what is seen (`None`: list in
-    /// full).
-    async fn still_going(&self, terminating: &[&store::Observed]) -> Option<Seen> {
+    /// while those are all ones that were going, that is what is seen.
+    async fn still_going(&self, terminating: &[&store::Observed]) -> Brief {
         let project = self.project;
         let mut known = Vec::new();
         for o in terminating {
             let name = o.stored.kluster.name.as_str();
-            known.push((name, self.going.recent(project, name)?));
+            match self.going.recent(project, name) {
+                Some(nodes) => known.push((name, nodes)),
+                None => return Brief::Unsure,
+            }
         }
         let asks = known.iter().map(|(name, _)| async move {
             self.call(self.cloud().kluster_server_ids(project, name))
@@ -132,15 +158,22 @@ impl Ctx<'_> {
         });
         let answers = futures_util::future::join_all(asks).await;
         let mut servers = Vec::new();
+        let mut gone = false;
         for ((_, nodes), ids) in known.into_iter().zip(answers) {
-            let ids = ids?;
+            let Some(ids) = ids else {
+                return Brief::Unsure;
+            };
             let going = |id: &String| nodes.iter().any(|s| &s.id == id);
-            if ids.is_empty() || !ids.iter().all(going) {
-                return None;
+            if !ids.iter().all(going) {
+                return Brief::Unsure;
             }
+            gone |= ids.is_empty();
             servers.extend(nodes.into_iter().filter(|s| ids.contains(&s.id)));
         }
-        Some(Seen {
+        if gone {
+            return Brief::Gone;
+        }
+        Brief::Waiting(Seen {
             routers: Some(Vec::new()),
             servers: Some(servers),
             resources: None,
@@ -211,6 +244,16 @@ impl Ctx<'_> {
         }
         Ok(list)
     }
+}
+
+/// What asking for the ids of going nodes told ([`Ctx::look`]).
+enum Brief {
+    /// Every kluster's nodes are still going, as seen.
+    Waiting(Seen),
+    /// A kluster's nodes are all gone.
+    Gone,
+    /// Not asked, or not all of them going: list in full.
+    Unsure,
 }
 
 /// The pod ranges of the klusters in `group` whose router is known: routes into them are

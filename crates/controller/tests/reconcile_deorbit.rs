@@ -246,7 +246,7 @@ async fn while_its_nodes_go_a_kluster_asks_only_for_their_ids_between_full_listi
     rec.pass().await.unwrap();
     assert_eq!(cloud.server_listings.load(SeqCst), 2);
     assert_eq!(cloud.id_listings.load(SeqCst), 0);
-    // Then, while they go, only their ids (within a second of the full listing).
+    // Then, while they go, only their ids (within 5 s of the full listing).
     rec.pass().await.unwrap();
     rec.pass().await.unwrap();
     assert_eq!(

@@ -29,6 +29,17 @@ async fn until_removed(w: &World, rec: &Reconciler, name: &str) {
     assert!(w.get(name).await.is_none(), "{name} removed");
 }
 
+/// A world with kluster "k" up (2 nodes) and then deleted, and a reconciler over a
+/// [`Dying`] cloud (that answers, until told otherwise) counting what it is asked.
+async fn deleted_k(tag: &str) -> (World, Arc<Dying>, Reconciler) {
+    let w = world(tag).await;
+    w.up("k", &[("a", 2)]).await;
+    terminate(&w, "k").await;
+    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    let rec = reconciler(&w.store, cloud.clone());
+    (w, cloud, rec)
+}
+
 /// Marks kluster `name` deleted, as the API's DELETE does.
 async fn terminate(w: &World, name: &str) {
     w.store
@@ -88,12 +99,8 @@ async fn deleting_a_kluster_leaves_no_debris() {
 
 #[tokio::test]
 async fn a_deleted_klusters_known_nodes_go_at_once_even_when_the_listings_hang() {
-    let w = world("deorbit-first").await;
-    w.up("k", &[("a", 2)]).await;
-    terminate(&w, "k").await;
-    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    let (w, cloud, rec) = deleted_k("deorbit-first").await;
     cloud.blind.store(true, SeqCst);
-    let rec = reconciler(&w.store, cloud.clone());
     // The listings time out; the deletes of the servers the store knows went out anyway.
     rec.pass().await.unwrap();
     assert_eq!(cloud.deletes.load(SeqCst), 2);
@@ -120,11 +127,7 @@ async fn a_deleted_klusters_known_nodes_go_at_once_even_when_the_listings_hang()
 
 #[tokio::test]
 async fn while_its_nodes_go_a_kluster_does_not_list_the_resources_again() {
-    let w = world("deorbit-quiet").await;
-    w.up("k", &[("a", 2)]).await;
-    terminate(&w, "k").await;
-    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
-    let rec = reconciler(&w.store, cloud.clone());
+    let (w, cloud, rec) = deleted_k("deorbit-quiet").await;
     // The first pass deletes the nodes (each once), and the load balancer and routes with
     // them; the volume waits for the nodes.
     rec.pass().await.unwrap();
@@ -235,11 +238,7 @@ async fn a_kluster_deleted_while_a_pass_lists_has_its_nodes_deleted_before_that_
 
 #[tokio::test]
 async fn while_its_nodes_go_a_kluster_asks_only_for_their_ids_between_full_listings() {
-    let w = world("deorbit-ids").await;
-    w.up("k", &[("a", 2)]).await;
-    terminate(&w, "k").await;
-    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
-    let rec = reconciler(&w.store, cloud.clone());
+    let (w, cloud, rec) = deleted_k("deorbit-ids").await;
     // The deletes and the full listings: the first pass's, and the first look that finds
     // both nodes going.
     rec.pass().await.unwrap();

@@ -64,8 +64,19 @@ impl Ctx<'_> {
             };
         }
         // A kluster whose servers the store still knows deletes them in this pass, and its
-        // load balancers and routes with them: everything is listed together.
-        if terminating.iter().any(|o| !o.servers.is_empty()) {
+        // load balancers and routes with them. Otherwise their nodes are going: while every
+        // kluster of the group only waits for them, their ids are enough.
+        let recorded = terminating.iter().any(|o| !o.servers.is_empty());
+        let brief = match recorded || group.len() != terminating.len() {
+            true => Brief::Unsure,
+            false => self.still_going(&terminating).await,
+        };
+        if let Brief::Waiting(seen) = brief {
+            return seen;
+        }
+        // Everything is listed together for the deletes, and once the ids show the nodes
+        // gone (what follows them needs the resources, and no longer competes with them).
+        if recorded || matches!(brief, Brief::Gone) {
             let (routers, servers, resources) = tokio::join!(routers, servers, resources);
             self.remember_going(&terminating, servers.as_deref());
             return Seen {
@@ -75,28 +86,10 @@ impl Ctx<'_> {
                 waiting_for_nodes: false,
             };
         }
-        // Otherwise their nodes are going. The resources matter once a kluster's nodes are
-        // gone (or one is not going); listing them while the cloud deletes the nodes would
-        // only slow it down. A load balancer or route the first pass could not list or
-        // delete is tried again then, with the volumes.
-        if group.len() == terminating.len() {
-            match self.still_going(&terminating).await {
-                Brief::Waiting(seen) => return seen,
-                // What follows the nodes needs the resources: listed with the servers, now
-                // that the nodes no longer compete with them.
-                Brief::Gone => {
-                    let (routers, servers, resources) = tokio::join!(routers, servers, resources);
-                    self.remember_going(&terminating, servers.as_deref());
-                    return Seen {
-                        routers,
-                        servers,
-                        resources,
-                        waiting_for_nodes: false,
-                    };
-                }
-                Brief::Unsure => {}
-            }
-        }
+        // The resources matter once a kluster's nodes are gone (or one is not going);
+        // listing them while the cloud deletes the nodes would only slow it down. A load
+        // balancer or route the first pass could not list or delete is tried again then,
+        // with the volumes.
         let (routers, servers) = tokio::join!(routers, servers);
         let acts = servers.as_deref().is_some_and(|list| {
             terminating.iter().any(|o| {

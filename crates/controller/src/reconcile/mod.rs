@@ -142,14 +142,10 @@ impl Reconciler {
         Ok(report)
     }
 
-    /// What project `project`'s work acts with, until `deadline`.
-    fn ctx<'a>(
-        &'a self,
-        project: &'a str,
-        lease: Option<&'a lease::Lease>,
-        deadline: Instant,
-    ) -> Ctx<'a> {
+    /// What project `project`'s work acts with, within its time budget from now.
+    fn ctx<'a>(&'a self, project: &'a str, lease: Option<&'a lease::Lease>) -> Ctx<'a> {
         let budget = self.project_budget.min(LONGEST);
+        let deadline = Instant::now() + budget;
         Ctx {
             lease,
             store: &self.store,
@@ -177,10 +173,8 @@ impl Reconciler {
         group: &[Observed],
         lease: Option<&lease::Lease>,
     ) -> ProjectPass {
-        let budget = self.project_budget.min(LONGEST);
-        let deadline = Instant::now() + budget;
-        let ctx = self.ctx(project, lease, deadline);
-        let hard = deadline + budget;
+        let ctx = self.ctx(project, lease);
+        let (budget, hard) = (ctx.budget, ctx.deadline + ctx.budget);
         let start = Instant::now();
         match tokio::time::timeout_at(hard, ctx.pass(group)).await {
             Ok(r) => {

@@ -3,9 +3,7 @@
 //! deleted at once.
 
 use kluster::KlusterPhase;
-use tokio::time::Instant;
 
-use crate::reconcile::context::LONGEST;
 use crate::reconcile::Reconciler;
 
 /// A change this soon after a kluster turned Terminating is its delete.
@@ -32,8 +30,7 @@ impl Reconciler {
         if !deleted || o.servers.is_empty() || !self.aside.claim(project, name) {
             return;
         }
-        let budget = self.project_budget.min(LONGEST);
-        let ctx = self.ctx(project, Some(&self.lease), Instant::now() + budget);
+        let ctx = self.ctx(project, Some(&self.lease));
         let targets: Vec<(&str, &str)> = o.servers.iter().map(|id| (name, id.as_str())).collect();
         let answers = super::send(&targets, &ctx).await;
         tracing::info!(

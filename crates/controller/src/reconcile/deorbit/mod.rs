@@ -31,26 +31,22 @@ pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
         .filter(|o| o.stored.kluster.status.phase == KlusterPhase::Terminating)
         .collect();
     let names = terminating.iter().map(|o| o.stored.kluster.name.as_str());
-    let aside = ctx.aside.take(ctx.project, names);
+    let mut aside = ctx.aside.take(ctx.project, names);
     let mut sent = Sent::new();
     let mut targets = Vec::new();
     for o in terminating {
         let name = o.stored.kluster.name.as_str();
-        let answered = aside.get(name).map_or(&[][..], Vec::as_slice);
+        // An answer taken from aside counts only for a server the store still knows.
+        let mut answered = aside.remove(name).unwrap_or_default();
+        answered.retain(|(id, _)| o.servers.contains(id));
         for id in &o.servers {
             if !answered.iter().any(|(sent_id, _)| sent_id == id) {
                 targets.push((name, id.as_str()));
             }
         }
-    }
-    // An answer taken from aside counts only for a server the store still knows.
-    for (kluster, answers) in aside {
-        let known = group
-            .iter()
-            .find(|o| o.stored.kluster.name == kluster)
-            .map_or(&[][..], |o| o.servers.as_slice());
-        let kept = answers.into_iter().filter(|(id, _)| known.contains(id));
-        sent.entry(kluster).or_default().extend(kept);
+        if !answered.is_empty() {
+            sent.insert(name.to_string(), answered);
+        }
     }
     for (kluster, answer) in send(&targets, ctx).await {
         sent.entry(kluster).or_default().push(answer);

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::dying::Dying;
 use common::world::*;
-use controller::cloud::{Cloud, ResourceKind};
+use controller::cloud::{Cloud, ResourceKind, ServerSpec};
 use controller::reconcile::Reconciler;
 use kluster::KlusterPhase;
 use testkit::eventually;
@@ -239,26 +239,65 @@ async fn a_kluster_deleted_while_a_pass_lists_has_its_nodes_deleted_before_that_
 #[tokio::test]
 async fn while_its_nodes_go_a_kluster_asks_only_for_their_ids_between_full_listings() {
     let (w, cloud, rec) = deleted_k("deorbit-ids").await;
-    // The deletes and the full listings: the first pass's, and the first look that finds
-    // both nodes going.
+    // The first pass sends the deletes, then asks for the ids alone: the cloud accepted
+    // both deletes and lists no other server of k, so both are going.
     rec.pass().await.unwrap();
-    rec.pass().await.unwrap();
-    assert_eq!(cloud.server_listings.load(SeqCst), 2);
-    assert_eq!(cloud.id_listings.load(SeqCst), 0);
-    // Then, while they go, only their ids (within 5 s of the full listing).
+    assert_eq!(cloud.deletes.load(SeqCst), 2);
+    assert_eq!(cloud.server_listings.load(SeqCst), 0, "listed in full");
+    assert_eq!(cloud.id_listings.load(SeqCst), 1);
+    let reasons = w.reasons("k").await;
+    let deleted: Vec<String> = w
+        .events("k")
+        .await
+        .into_iter()
+        .filter(|e| e.reason == "SuccessfulDeleteNode")
+        .map(|e| e.message)
+        .collect();
+    assert_eq!(deleted.len(), 2, "{reasons:?}");
+    assert!(
+        deleted.iter().all(|m| m.contains("node kks-k-a-")),
+        "events name the nodes: {deleted:?}"
+    );
+    // Then, while they go, only their ids (within 5 s of knowing them going).
     rec.pass().await.unwrap();
     rec.pass().await.unwrap();
     assert_eq!(
         cloud.server_listings.load(SeqCst),
-        2,
-        "listed in full again"
+        0,
+        "listed in full while the nodes go"
     );
-    assert_eq!(cloud.id_listings.load(SeqCst), 2);
+    assert_eq!(cloud.id_listings.load(SeqCst), 3);
     let reasons = w.reasons("k").await;
     let waited = reasons.iter().filter(|r| *r == "WaitingForDeorbitNodes");
     assert!(waited.count() >= 1, "{reasons:?}");
     // Gone: the ids say none is left, a full listing confirms it, and the rest follows.
     until_removed(&w, &rec, "k").await;
-    assert!(cloud.server_listings.load(SeqCst) > 2);
+    assert!(cloud.server_listings.load(SeqCst) > 0);
+    assert_eq!(cloud.deletes.load(SeqCst), 2, "a node deleted twice");
+    assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn a_server_the_store_does_not_know_makes_the_first_pass_list_in_full() {
+    let (w, cloud, rec) = deleted_k("deorbit-unknown").await;
+    // A server of k whose create answered nothing (so its id was never recorded).
+    let spec = ServerSpec {
+        name: "k-a-stray".into(),
+        kluster: "k".into(),
+        flavor: "m1.small".into(),
+        image: controller::cloud::sim::IMAGES[0].into(),
+        availability_zone: "az-a".into(),
+        ..Default::default()
+    };
+    w.sim.create_server(P, &spec).await.unwrap();
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.id_listings.load(SeqCst), 1);
+    assert_eq!(cloud.server_listings.load(SeqCst), 1, "not listed in full");
+    assert_eq!(
+        cloud.deletes.load(SeqCst),
+        3,
+        "the stray server not deleted"
+    );
+    until_removed(&w, &rec, "k").await;
     assert_eq!(w.sim.debris(P, "k").await.unwrap(), Vec::<String>::new());
 }

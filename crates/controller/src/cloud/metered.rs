@@ -10,7 +10,8 @@ use std::time::Instant;
 use tracing::Instrument;
 
 use super::{
-    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerSpec,
+    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerBrief,
+    ServerSpec,
 };
 use crate::metrics::Metrics;
 
@@ -122,16 +123,16 @@ impl Cloud for MeteredCloud {
         )
     }
 
-    fn kluster_server_ids<'a>(
+    fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,
         kluster: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
         timed(
             &self.metrics,
-            "list_server_ids",
+            "list_servers_brief",
             project,
-            self.inner.kluster_server_ids(project, kluster),
+            self.inner.kluster_servers_brief(project, kluster),
         )
     }
 

@@ -183,6 +183,15 @@ pub struct Server {
     pub age: Duration,
 }
 
+/// A server as a brief listing names it ([`Cloud::kluster_servers_brief`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerBrief {
+    /// Server id.
+    pub id: String,
+    /// Server name.
+    pub name: String,
+}
+
 /// Kinds of cloud resources a running cluster creates by itself.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -281,20 +290,23 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         })
     }
 
-    /// The ids of kluster `kluster`'s servers, going or not: a cheaper question than the
-    /// listing (Nova's `GET /servers?tags=…` without details). The default filters the
+    /// Kluster `kluster`'s servers, going or not, by id and name: a cheaper question than
+    /// the listing (Nova's `GET /servers?tags=…` without details). The default filters the
     /// listing.
-    fn kluster_server_ids<'a>(
+    fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,
         kluster: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
         Box::pin(async move {
             let all = self.servers(project).await?;
             Ok(all
                 .into_iter()
                 .filter(|s| s.kluster == kluster)
-                .map(|s| s.id)
+                .map(|s| ServerBrief {
+                    id: s.id,
+                    name: s.name,
+                })
                 .collect())
         })
     }

@@ -6,7 +6,7 @@ use kluster::{Kluster, KlusterPhase};
 
 use super::context::{Ctx, Seen};
 use super::launch;
-use crate::cloud::{CloudError, PodRange, Server, ServerStatus};
+use crate::cloud::{CloudError, PodRange, Resource, Server, ServerStatus};
 use crate::store;
 
 impl Ctx<'_> {
@@ -40,16 +40,7 @@ impl Ctx<'_> {
                 false => Some(Vec::new()),
             }
         };
-        let resources = async {
-            let ranges = pod_ranges(group);
-            match self.call(self.cloud().resources(project, &ranges)).await {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    failed("resource listing", &e);
-                    None
-                }
-            }
-        };
+        let resources = self.resources(group);
         let terminating: Vec<&store::Observed> = group
             .iter()
             .filter(|o| o.stored.kluster.status.phase == KlusterPhase::Terminating)
@@ -111,9 +102,29 @@ impl Ctx<'_> {
         }
     }
 
+    /// The resources the project's klusters left (`None`: the cloud did not answer).
+    pub(super) async fn resources(&self, group: &[store::Observed]) -> Option<Vec<Resource>> {
+        let ranges = pod_ranges(group);
+        match self
+            .call(self.cloud().resources(self.project, &ranges))
+            .await
+        {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let project = self.project;
+                tracing::warn!(controller = "reconcile", project, error = %e, "cloud resource listing failed");
+                None
+            }
+        }
+    }
+
     /// Remembers, from a full listing (`None`: none answered), the Terminating klusters
     /// whose nodes are all going, for the next looks ([`super::going`]).
-    fn remember_going(&self, terminating: &[&store::Observed], servers: Option<&[Server]>) {
+    pub(super) fn remember_going(
+        &self,
+        terminating: &[&store::Observed],
+        servers: Option<&[Server]>,
+    ) {
         for o in terminating {
             let name = o.stored.kluster.name.as_str();
             let nodes: Vec<Server> = servers
@@ -145,17 +156,18 @@ impl Ctx<'_> {
             }
         }
         let asks = known.iter().map(|(name, _)| async move {
-            self.call(self.cloud().kluster_server_ids(project, name))
+            self.call(self.cloud().kluster_servers_brief(project, name))
                 .await
                 .ok()
         });
         let answers = futures_util::future::join_all(asks).await;
         let mut servers = Vec::new();
         let mut gone = false;
-        for ((_, nodes), ids) in known.into_iter().zip(answers) {
-            let Some(ids) = ids else {
+        for ((_, nodes), listed) in known.into_iter().zip(answers) {
+            let Some(listed) = listed else {
                 return Brief::Unsure;
             };
+            let ids: Vec<String> = listed.into_iter().map(|s| s.id).collect();
             let going = |id: &String| nodes.iter().any(|s| &s.id == id);
             if !ids.iter().all(going) {
                 return Brief::Unsure;
@@ -179,7 +191,7 @@ impl Ctx<'_> {
     /// (gone only when the lookup says so), however many listings in a row come back
     /// short. A listing that still lacks servers a pool's status counted (klusters whose
     /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
-    async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
+    pub(super) async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
         let project = self.project;
         let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
         let mut attempt = 0;

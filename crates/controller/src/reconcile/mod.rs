@@ -25,6 +25,7 @@ mod look;
 pub mod next;
 mod project;
 mod runner;
+mod sending;
 pub mod users;
 
 use std::sync::Arc;

@@ -61,8 +61,12 @@ impl Ctx<'_> {
             ..Default::default()
         };
         let mut next = Vec::with_capacity(group.len());
-        // A deleted kluster's known nodes go while the cloud is listed, not after.
-        let (seen, sent) = tokio::join!(self.look(group), deorbit::send_first(group, self));
+        // A deleted kluster's known nodes go while the cloud is listed, not after; when the
+        // project has only deleted klusters, before their servers are listed.
+        let (seen, sent) = match Self::sends_first(group) {
+            true => self.look_sending(group).await,
+            false => tokio::join!(self.look(group), deorbit::send_first(group, self)),
+        };
         // A pass the cloud did not answer counts once (each kluster gets its own event).
         let phase = |o: &&store::Observed| o.stored.kluster.status.phase;
         let waits_for_cloud = group.iter().any(|o| {

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use controller::cloud::sim::SimCloud;
 use controller::cloud::{
-    BoxFuture, Cloud, CloudError, PodRange, Quota, Resource, Server, ServerSpec,
+    BoxFuture, Cloud, CloudError, PodRange, Quota, Resource, Server, ServerBrief, ServerSpec,
 };
 
 /// The simulated cloud, failing on purpose: its server creations stop answering after
@@ -94,13 +94,13 @@ impl Cloud for Dying {
             self.inner.servers(p).await
         })
     }
-    fn kluster_server_ids<'a>(
+    fn kluster_servers_brief<'a>(
         &'a self,
         p: &'a str,
         kluster: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
         self.id_listings.fetch_add(1, Ordering::SeqCst);
-        self.inner.kluster_server_ids(p, kluster)
+        self.inner.kluster_servers_brief(p, kluster)
     }
     fn create_server<'a>(
         &'a self,

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use super::catalog::Service;
 use super::http::{Api, Query};
-use crate::cloud::{CloudError, Quota, Server, ServerStatus, Usage};
+use crate::cloud::{CloudError, Quota, Server, ServerBrief, ServerStatus, Usage};
 
 /// Server metadata key naming the kluster a server belongs to.
 pub const KLUSTER_KEY: &str = "kluster";
@@ -252,22 +252,28 @@ impl Api {
         .await
     }
 
-    /// The ids of kluster `kluster`'s servers: `GET /servers?tags=kluster=<name>`, without
-    /// details (Nova builds no view of their addresses and security groups).
-    pub(super) async fn kluster_server_ids(
+    /// Kluster `kluster`'s servers by id and name: `GET /servers?tags=kluster=<name>`,
+    /// without details (Nova builds no view of their addresses and security groups).
+    pub(super) async fn kluster_servers_brief(
         &self,
         project: &str,
         kluster: &str,
-    ) -> Result<Vec<String>, CloudError> {
+    ) -> Result<Vec<ServerBrief>, CloudError> {
         #[derive(Deserialize)]
         struct Brief {
             id: String,
+            #[serde(default)]
+            name: String,
         }
         let query = vec![("tags".to_string(), format!("{KLUSTER_KEY}={kluster}"))];
         let brief: Vec<Brief> = self
             .list(project, Service::Compute, "servers", query, "servers")
             .await?;
-        Ok(brief.into_iter().map(|b| b.id).collect())
+        let named = brief.into_iter().map(|b| ServerBrief {
+            id: b.id,
+            name: b.name,
+        });
+        Ok(named.collect())
     }
 
     /// One server (`GET /servers/{id}`); `None` when Nova does not know it.

@@ -31,7 +31,8 @@ use kluster::OpenstackMetadata;
 use time::OffsetDateTime;
 
 use super::{
-    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerSpec,
+    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerBrief,
+    ServerSpec,
 };
 use auth::Scope;
 use catalog::Service;
@@ -182,12 +183,12 @@ impl Cloud for OpenStackCloud {
         })
     }
 
-    fn kluster_server_ids<'a>(
+    fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,
         kluster: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
-        Box::pin(self.api.kluster_server_ids(project, kluster))
+    ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
+        Box::pin(self.api.kluster_servers_brief(project, kluster))
     }
 
     fn create_server<'a>(

@@ -2,7 +2,8 @@
 //! load balancers and routes deleted, then its volumes ([`plan`] says why in that order),
 //! and only then is it removed. Waiting is reported with `WaitingForDeorbit<Kind>` events
 //! and completion with `SuccessfulDeorbit<Kind>`. The nodes the store knows are deleted as
-//! the pass begins ([`send_first`]), without waiting for the cloud's listings.
+//! the pass begins ([`send_first`]), without waiting for the cloud's listings (when the
+//! project has only deleted klusters, before its servers are listed: `super::sending`).
 
 mod aside;
 mod plan;
@@ -19,12 +20,12 @@ use crate::store::{self, StoreError};
 pub use plan::{finished, finished_kind, plan, waited_kind, waiting, Step};
 
 /// Sends the deletes of the servers the store knows of the project's Terminating klusters,
-/// together with the pass's listings rather than after them: nodes go first
-/// ([`plan`]) and the store's ids need no listing. A deleted server leaves the store's
-/// record in the same pass, so it is sent once (again only when that pass stopped before
-/// the kluster: a lease lost, the budget spent; deleting a server that is going is
-/// harmless). Deletes already sent aside ([`Aside`]) are not sent again: their answers
-/// are taken. None is sent once the reconcile lease is not held.
+/// with the pass's listings (or before the servers' listing: `super::sending`) rather than
+/// after them: nodes go first ([`plan`]) and the store's ids need no listing. A deleted
+/// server leaves the store's record in the same pass, so it is sent once (again only when
+/// that pass stopped before the kluster: a lease lost, the budget spent; deleting a server
+/// that is going is harmless). Deletes already sent aside ([`Aside`]) are not sent again:
+/// their answers are taken. None is sent once the reconcile lease is not held.
 pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
     let terminating: Vec<&store::Observed> = group
         .iter()

@@ -45,7 +45,7 @@ lock_path = $OS_HOME/lock/$1
 EOF
 }
 
-# uwsgi for one WSGI API: one process, loopback only. Every response says
+# uwsgi for one WSGI API: one process (UWSGI_PROCESSES), loopback only. Every response says
 # "Connection: close": uwsgi's http-socket does not keep connections alive, and clients with
 # a connection pool would otherwise reuse a connection the server already dropped.
 uwsgi_ini() { # name port wsgi-file [extra lines]
@@ -56,7 +56,7 @@ http-socket = 127.0.0.1:$2
 add-header = Connection: close
 wsgi-file = $3
 master = true
-processes = 1
+processes = ${UWSGI_PROCESSES:-1}
 threads = 1
 enable-threads = true
 lazy-apps = true
@@ -223,7 +223,10 @@ EOF
   # nova-compute reaches the databases only through nova-conductor: without this it tries the
   # API database at start and logs "No DB access allowed in nova-compute".
   printf '[api_database]\nconnection =\n[database]\nconnection =\n' > "$ETC/nova-compute.conf"
-  uwsgi_ini nova-api "$OS_NOVA_PORT" /usr/bin/nova-api-wsgi \
+  # Nova's API takes two processes, DevStack's least (API_WORKERS): with one, every request
+  # waits for the one before it, and a detailed listing (which asks Neutron for security
+  # groups) holds up the deletes and creates sent beside it.
+  UWSGI_PROCESSES=2 uwsgi_ini nova-api "$OS_NOVA_PORT" /usr/bin/nova-api-wsgi \
     "env = OS_NOVA_CONFIG_DIR=$ETC
 env = OS_NOVA_CONFIG_FILES=nova-api-paste.ini;nova.conf"
   # nova-api-wsgi loads its paste pipeline from the first of OS_NOVA_CONFIG_FILES

@@ -9,6 +9,9 @@ use serde_json::{json, Value};
 
 /// The one poll interval of both arms.
 pub const POLL: Duration = Duration::from_millis(100);
+/// How often the controller arm's API is asked whether the kluster is gone, once Nova
+/// lists none of its servers.
+pub const ALSO_POLL: Duration = Duration::from_millis(10);
 /// Longest wait for one arm's create or delete.
 const LIMIT: Duration = Duration::from_secs(240);
 /// Nova calls sent again because Nova was not there (a round with some is disturbed).
@@ -192,8 +195,10 @@ pub async fn watch_create(nova: &Nova, name: &str, n: usize, t0: Instant) -> See
     }
 }
 
-/// Polls Nova every [`POLL`] from `t0` until it lists no server of `name` (the first
-/// time: `.0`) and `also` answers true (`.1`).
+/// Polls Nova every [`POLL`] from `t0` until it lists no server of `name` (`.0`), then
+/// `also` every [`ALSO_POLL`] until it answers true (`.1`; the controller's API is local,
+/// so its removal is timed finely without asking Nova more often), and checks that Nova
+/// still lists none.
 pub async fn watch_delete<F, Fut>(
     nova: &Nova,
     name: &str,
@@ -204,18 +209,23 @@ where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let mut empty = None;
     loop {
         let left = nova.tagged(name, false).await.len();
         if left == 0 {
-            let at = *empty.get_or_insert(t0.elapsed());
-            if also().await {
-                return (at, t0.elapsed());
-            }
+            break;
         }
         assert!(t0.elapsed() < LIMIT, "{name}: {left} servers left");
         tokio::time::sleep(POLL).await;
     }
+    let empty = t0.elapsed();
+    while !also().await {
+        assert!(t0.elapsed() < LIMIT, "{name}: not gone from the API");
+        tokio::time::sleep(ALSO_POLL).await;
+    }
+    let gone = t0.elapsed();
+    let left = nova.tagged(name, false).await.len();
+    assert_eq!(left, 0, "{name}: servers back in Nova after it listed none");
+    (empty, gone)
 }
 
 /// A token of `user` scoped to `project`.

@@ -1,9 +1,8 @@
 //! Klusters whose nodes were all going at the last full server listing, or whose deletes
 //! the cloud accepted in the first pass after the delete (`super::sending`) ([`Going`]).
 //! While such a kluster only waits for them, a look asks the cloud for its servers' ids
-//! alone (`Cloud::kluster_servers_brief`: Nova builds no detailed view and asks Neutron nothing;
-//! on the test cloud, Nova's and Neutron's APIs are one thread each, and every detailed
-//! listing queued in front of the deletes' own port deletions). It lists
+//! alone (`Cloud::kluster_servers_brief`: Nova builds no detailed view and asks Neutron
+//! nothing, so no listing queues in front of the deletes' own port deletions). It lists
 //! in full again when the ids are not all ones that were going, when none is left (what
 //! follows needs the full picture), or when the last full listing is [`FULL_EVERY`] old.
 

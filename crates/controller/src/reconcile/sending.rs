@@ -4,8 +4,9 @@
 //! servers, by id and name alone (`Cloud::kluster_servers_brief`). If it accepted every
 //! delete and lists no other server of theirs (but nodes seen going a moment ago), those
 //! it lists are going: no detailed
-//! listing queues in front of the deletes or of their own work (on the test cloud, Nova's
-//! and Neutron's APIs are one thread each, and a detailed listing asks both). Otherwise,
+//! listing queues in front of the deletes or of their own work (a detailed listing makes
+//! Nova ask Neutron for the servers' security groups, while Neutron deletes their ports;
+//! on the test cloud, Neutron's API is one thread and Nova's two processes). Otherwise,
 //! or when a kluster's brief listing is empty (a server whose tags were taken off would
 //! not be in it), the servers are listed in full, as [`Ctx::look`] does.
 

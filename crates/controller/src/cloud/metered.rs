@@ -175,6 +175,18 @@ impl Cloud for MeteredCloud {
         )
     }
 
+    fn routers<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<kluster::Router>, CloudError>> {
+        timed(
+            &self.metrics,
+            "list_routers",
+            project,
+            self.inner.routers(project),
+        )
+    }
+
     fn routes<'a>(
         &'a self,
         project: &'a str,

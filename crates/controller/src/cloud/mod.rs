@@ -334,6 +334,16 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         ranges: &'a [PodRange],
     ) -> BoxFuture<'a, Result<Vec<Resource>, CloudError>>;
 
+    /// The project's routers with an external gateway and their networks and subnets,
+    /// what a new kluster is placed behind: the part of [`Cloud::metadata`] a pass needs.
+    /// The default takes it from the metadata.
+    fn routers<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<kluster::Router>, CloudError>> {
+        Box::pin(async move { Ok(self.metadata(project).await?.routers) })
+    }
+
     /// Every static route on the project's routers with an external gateway (the ones
     /// klusters can use), whoever made it. The default: none
     /// known (the simulated cloud's routes are all its klusters').

@@ -25,10 +25,10 @@ impl Ctx<'_> {
             if !has(|p| p == KlusterPhase::Pending) {
                 return Some(Vec::new());
             }
-            match self.call(self.cloud().metadata(project)).await {
-                Ok(m) => Some(m.routers),
+            match self.call(self.cloud().routers(project)).await {
+                Ok(routers) => Some(routers),
                 Err(e) => {
-                    failed("metadata", &e);
+                    failed("router listing", &e);
                     None
                 }
             }

@@ -34,14 +34,18 @@ impl Api {
         network: &str,
         security_group: &str,
     ) -> Result<Server, CloudError> {
-        let flavors = self.flavors(project).await?;
+        // Nova's flavors and Glance's image are asked at once (boots sent together share
+        // these GETs: `Api::get`'s flights).
+        let (flavors, image) =
+            tokio::join!(self.flavors(project), self.image_id(project, &spec.image));
+        let flavors = flavors?;
         let Some(flavor) = flavors.iter().find(|f| f.name == spec.flavor) else {
             return Err(CloudError::new(format!(
                 "Flavor {} could not be found.",
                 spec.flavor
             )));
         };
-        let image = self.image_id(project, &spec.image).await?;
+        let image = image?;
         let body = create_body(spec, &flavor.id, &image, network, security_group);
         #[derive(Deserialize)]
         struct Created {

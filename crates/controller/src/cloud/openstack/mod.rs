@@ -155,6 +155,13 @@ impl Cloud for OpenStackCloud {
         })
     }
 
+    fn routers<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<kluster::Router>, CloudError>> {
+        Box::pin(self.api.router_tree(project))
+    }
+
     fn images<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Vec<String>, CloudError>> {
         Box::pin(self.api.image_names(project))
     }

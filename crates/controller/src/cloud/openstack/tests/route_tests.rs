@@ -1,6 +1,6 @@
 //! Which routes the provider says are a kluster's: by its pod range on the router, or via
 //! a kluster server's address (then the servers and the routers' interface networks are
-//! asked for).
+//! asked for); the routers a pass places klusters behind.
 
 use super::cloud;
 use super::stand::Stand;
@@ -55,4 +55,20 @@ async fn a_route_is_a_klusters_by_its_pod_range_and_addresses_need_the_routers_n
     assert_eq!(routes[0].kluster, "k1");
     assert!(!stand.seen("/ports").is_empty());
     assert!(!stand.seen("/servers/detail").is_empty());
+}
+
+#[tokio::test]
+async fn the_routers_a_pass_places_klusters_behind_come_from_neutron_alone() {
+    let stand = Stand::start().await;
+    let c = cloud(&stand);
+    let routers = c.routers("p1").await.unwrap();
+    assert!(!routers.is_empty(), "the stand has a router with a gateway");
+    let asked: Vec<String> = stand.state().seen.iter().map(|s| s.path.clone()).collect();
+    assert!(
+        asked
+            .iter()
+            .all(|p| !p.contains("/compute/") && !p.contains("/volume")),
+        "asked more than Neutron: {asked:?}"
+    );
+    assert_eq!(routers, c.metadata("p1").await.unwrap().routers);
 }

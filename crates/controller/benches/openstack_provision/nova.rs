@@ -71,8 +71,8 @@ impl Nova {
     }
 
     /// The servers tagged `kluster=<name>`, as Nova lists them (deleting ones included);
-    /// `detail`: with their status (else ids and names: Nova's API, one thread on the test
-    /// cloud, answers that much faster, so watching disturbs less what is watched).
+    /// `detail`: with their status (else ids and names: Nova answers that much faster and
+    /// asks Neutron nothing, so watching disturbs less what is watched).
     pub async fn tagged(&self, name: &str, detail: bool) -> Vec<Value> {
         let list = if detail { "servers/detail" } else { "servers" };
         let path = format!("{list}?tags=kluster={name}");

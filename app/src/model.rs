@@ -62,7 +62,7 @@ pub struct KlusterDetail {
     /// `SHA256:…` fingerprint of the SSH public key (empty without one).
     pub ssh_fingerprint: String,
     /// Whether the user may change and delete it.
-    pub is_admin: bool,
+    pub may_update: bool,
     /// Versions it may be upgraded to (the update rules applied to what is supported).
     pub upgrades: Vec<String>,
     /// Flavors and zones for a new pool.

@@ -9,8 +9,9 @@
 //! kubernikus-controller binary built (`cargo build -p controller`, same profile).
 //! `FAILOVER_RUNS=n` repeats each scenario (default 3).
 
-#[path = "../tests/common/mod.rs"]
-#[allow(unused_imports)]
+#[path = "../tests/it/common/mod.rs"]
+// The bench uses the failure scenarios only.
+#[allow(dead_code, unused_imports)]
 mod common;
 
 use std::time::Duration;

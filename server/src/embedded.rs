@@ -22,7 +22,7 @@ pub async fn start(
             keystone_url: config.keystone_url.clone(),
             service: embedded.service.clone(),
             database: embedded.database.clone(),
-            pace: embedded.pace,
+            tuning: embedded.tuning,
             cloud: embedded.cloud.clone(),
             ca_key: controller::run::load_or_create_key(
                 &config.data_dir.join("controller-ca.key"),

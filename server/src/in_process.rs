@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use kubernikus_client::{CALL_TIMEOUT, MAX_ANSWER};
 use tower::ServiceExt;
 
-/// The embedded controller's router as the API client's [`kubernikus_client::Local`].
+/// The embedded controller's router as the API client's [`kubernikus_client::InProcessApi`].
 #[derive(Clone)]
 pub struct InProcess {
     router: axum::Router,
@@ -23,7 +23,7 @@ impl InProcess {
     }
 }
 
-impl kubernikus_client::Local for InProcess {
+impl kubernikus_client::InProcessApi for InProcess {
     fn answer(
         &self,
         req: reqwest::Request,
@@ -78,7 +78,7 @@ fn to_router(req: &reqwest::Request) -> Result<axum::extract::Request, String> {
 mod tests {
     use super::*;
     use axum::routing::post;
-    use kubernikus_client::Local;
+    use kubernikus_client::InProcessApi;
 
     /// A route that answers with what it was asked: method, path and query, a header, the
     /// body, the caller's address.

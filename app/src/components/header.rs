@@ -57,7 +57,7 @@ pub fn Header(
                         "Switch"
                     </button>
                 </PostForm>
-                <crate::components::region::RegionPicker regions=info.regions.clone() current=info.region.clone()/>
+                <crate::components::region_picker::RegionPicker regions=info.regions.clone() current=info.region.clone()/>
                 <p role="status" aria-live="polite" class="text-sm text-red-700 dark:text-red-400">
                     {move || switch.value().get().and_then(|r| r.err()).map(|e| e.to_string())}
                 </p>

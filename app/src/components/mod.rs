@@ -16,7 +16,7 @@ pub mod kluster_rows;
 pub mod list_controls;
 pub mod live;
 pub mod post_form;
-pub mod region;
+pub mod region_picker;
 pub mod scroll_region;
 pub mod signed_in;
 pub mod style;

@@ -101,7 +101,7 @@ fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
         .as_ref()
         .is_some_and(|m| m.termination_protection);
     provide_context(ShownVersion(version.unwrap_or_default()));
-    let admin = d.is_admin;
+    let admin = d.may_update;
     let facts = facts(&k, &d.ssh_fingerprint);
     let pools = pool_states(&k);
     view! {

@@ -38,9 +38,9 @@ pub async fn get_kluster_detail(
     let mut events = events.unwrap_or_default();
     events.reverse();
     let kluster = kluster.map_err(|e| fail(e.into()))?;
-    let is_admin = rec.may(kubernikus_policy::Permission::UpdateCluster);
+    let may_update = rec.may(kubernikus_policy::Permission::UpdateCluster);
     // What an admin may change to: versions by the update rules, flavors, zones, groups.
-    let (upgrades, flavors, zones, images, security_groups) = if is_admin {
+    let (upgrades, flavors, zones, images, security_groups) = if may_update {
         let (info, meta) = tokio::join!(c.api_info(&rec.token), c.metadata(&rec.token),);
         let current = &kluster.spec.version;
         let upgrades = info
@@ -69,7 +69,7 @@ pub async fn get_kluster_detail(
             .map(|i| web_links(&i.binaries))
             .unwrap_or_default(),
         setup_command: info.map(|i| i.setup_command).unwrap_or_default(),
-        is_admin,
+        may_update,
         upgrades,
         flavors,
         zones,

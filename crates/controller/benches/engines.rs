@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use controller::run::{start, ControllerConfig, Pace};
+use controller::run::{start, ControllerConfig, Tuning};
 use controller::store::Database;
 
 const KLUSTERS: usize = 200;
@@ -38,9 +38,9 @@ async fn measure(db: Database, ks: &str, token: &str, dir: &std::path::Path) -> 
         ca_key: controller::pki::SealKey([1; 32]),
         // No phase ends during the run: the reconciler only reads.
         cloud: Default::default(),
-        pace: Pace {
+        tuning: Tuning {
             reconcile_every: Duration::from_secs(3600),
-            ..Pace::scaled(Duration::from_secs(3600))
+            ..Tuning::scaled(Duration::from_secs(3600))
         },
     };
     let _ = dir;

@@ -99,9 +99,9 @@ async fn main() {
         ca_key: SealKey([1; 32]),
         // Everything is Pending and no phase ends during the run: the reconciler only reads.
         cloud: Default::default(),
-        pace: controller::run::Pace {
+        tuning: controller::run::Tuning {
             reconcile_every: Duration::from_secs(3600),
-            ..controller::run::Pace::scaled(Duration::from_secs(3600))
+            ..controller::run::Tuning::scaled(Duration::from_secs(3600))
         },
     };
     let running = start(config, std::future::pending())

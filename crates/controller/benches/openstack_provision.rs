@@ -6,7 +6,7 @@
 //!   at once (flavor, image, network, security group, metadata, tags, config drive and user
 //!   data as the controller sends them; flavor and image ids looked up before the clock
 //!   starts), then DELETEs them at once.
-//! - Controller: in-process, production pace (`Pace::scaled(20 s)`: resync 1 s; calls timed
+//! - Controller: in-process, production pace (`Tuning::scaled(20 s)`: resync 1 s; calls timed
 //!   out as `run` does for a real cloud) except the simulated control plane's start-up (20 s
 //!   in production; nothing real happens in it, Nova alone has none): `OS_BENCH_PHASE_SECONDS`
 //!   (default 0). Alice creates a kluster with one pool of N over loopback HTTP, then
@@ -211,8 +211,8 @@ async fn main() {
     let dir = std::env::temp_dir().join(format!("mc-bench-os-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
-    let mut pace = controller::run::Pace::scaled(Duration::from_secs(20));
-    pace.timing.create = phase;
+    let mut tuning = controller::run::Tuning::scaled(Duration::from_secs(20));
+    tuning.timing.create = phase;
     let mut cloud = OpenStackConfig::new(
         &auth_url,
         "mission-control",
@@ -237,7 +237,7 @@ async fn main() {
         settings: Default::default(),
         ca_key: controller::pki::SealKey([7; 32]),
         cloud: CloudChoice::OpenStack(Box::new(cloud)),
-        pace,
+        tuning,
     };
     let running = controller::run::start(config, std::future::pending())
         .await
@@ -257,7 +257,7 @@ async fn main() {
          (production: 20 s)",
         ms(POLL),
         ms(ALSO_POLL),
-        ms(pace.reconcile_every),
+        ms(tuning.reconcile_every),
         phase.as_secs()
     );
 

@@ -5,11 +5,11 @@
 pub mod api;
 pub mod auth;
 pub mod cloud;
-pub mod flights;
 pub mod metrics;
 pub mod pki;
 pub mod reconcile;
 pub mod run;
+pub mod single_flight;
 pub mod store;
 
 /// Shared serving plumbing, at the paths it had in this crate.

@@ -230,16 +230,16 @@ async fn serve(a: Args) -> ExitCode {
         }
     };
     let phase = Duration::try_from_secs_f64(a.phase_seconds).unwrap_or(Duration::from_secs(20));
-    let mut pace = controller::run::Pace::scaled(phase);
-    pace.timing.creation_timeout = Duration::from_secs(60 * a.creation_timeout_minutes.max(1));
-    pace.sim.limits = controller::cloud::sim::Limits {
+    let mut tuning = controller::run::Tuning::scaled(phase);
+    tuning.timing.creation_timeout = Duration::from_secs(60 * a.creation_timeout_minutes.max(1));
+    tuning.sim.limits = controller::cloud::sim::Limits {
         instances: a.quota_instances,
         cores: a.quota_cores,
         ram: a.quota_ram_mb,
     };
-    pace.reconcile_concurrency = a.reconcile_concurrency.max(1);
+    tuning.reconcile_concurrency = a.reconcile_concurrency.max(1);
     match Duration::try_from_secs_f64(a.lease_seconds) {
-        Ok(ttl) if ttl >= Duration::from_secs(1) => pace.lease_ttl = ttl,
+        Ok(ttl) if ttl >= Duration::from_secs(1) => tuning.lease_ttl = ttl,
         _ => {
             eprintln!("kubernikus-controller: --lease-seconds must be at least 1");
             return ExitCode::from(2);
@@ -249,13 +249,13 @@ async fn serve(a: Args) -> ExitCode {
         eprintln!("kubernikus-controller: --event-retention-days must be at least 1");
         return ExitCode::from(2);
     }
-    pace.event_retention = Duration::from_secs(24 * 3600)
+    tuning.event_retention = Duration::from_secs(24 * 3600)
         .saturating_mul(u32::try_from(a.event_retention_days).unwrap_or(u32::MAX));
     if let Some(budget) = a
         .project_budget_seconds
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
     {
-        pace.project_budget = budget;
+        tuning.project_budget = budget;
     }
     let cloud = match a.cloud.trim() {
         "simulated" => CloudChoice::Simulated,
@@ -297,7 +297,7 @@ async fn serve(a: Args) -> ExitCode {
     let config = ControllerConfig {
         cloud,
         ca_key,
-        pace,
+        tuning,
         listen: a.listen,
         keystone_url: a.keystone_url.clone(),
         service: ServiceCredentials {

@@ -33,7 +33,7 @@ pub struct ControllerConfig {
     /// Key that seals the klusters' CA keys at rest.
     pub ca_key: SealKey,
     /// How fast the simulated cloud and the reconcilers go.
-    pub pace: Pace,
+    pub tuning: Tuning,
     /// The cloud to provision into (default: the simulated one).
     pub cloud: crate::cloud::choice::CloudChoice,
 }
@@ -41,7 +41,7 @@ pub struct ControllerConfig {
 /// How fast the simulated cloud and the reconcilers go (fast for tests, realistic for
 /// demos).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pace {
+pub struct Tuning {
     /// Control-plane phases and the reconcilers' timeouts.
     pub timing: crate::reconcile::ground::Timing,
     /// The simulated cloud: boot, registration and tear-down times, default quota.
@@ -65,14 +65,14 @@ pub struct Pace {
 /// How long events are kept unless configured otherwise.
 pub const DEFAULT_EVENT_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
-impl Pace {
+impl Tuning {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run
     /// every quarter of it (between 50 ms and 1 s); cloud calls time out after `phase`
     /// (between 1 and 30 s); 8 projects are reconciled at once, each with a budget of
     /// four call timeouts per pass.
-    pub fn scaled(phase: Duration) -> Pace {
+    pub fn scaled(phase: Duration) -> Tuning {
         let call_timeout = Duration::from_secs(30).min(phase.max(Duration::from_secs(1)));
-        Pace {
+        Tuning {
             timing: crate::reconcile::ground::Timing::scaled(phase),
             sim: crate::cloud::sim::SimConfig::scaled(phase),
             reconcile_every: (phase / 4).clamp(Duration::from_millis(50), Duration::from_secs(1)),
@@ -215,7 +215,7 @@ pub async fn start(
             source,
         })?;
     let mut settings = config.settings.clone();
-    settings.stuck_after = config.pace.timing.creation_timeout;
+    settings.stuck_after = config.tuning.timing.creation_timeout;
     if settings.public_url.is_empty() {
         settings.public_url = format!("http://{addr}");
     }
@@ -224,7 +224,7 @@ pub async fn start(
     let built =
         config
             .cloud
-            .build(config.pace.sim, &store)
+            .build(config.tuning.sim, &store)
             .map_err(|e| ControllerStartError::Cloud {
                 message: e.to_string(),
             })?;
@@ -260,30 +260,33 @@ pub async fn start(
         metrics: metrics.clone(),
     };
     tracing::info!(%addr, db = %config.database, cloud = config.cloud.name(), "controller listening");
-    let mut pace = config.pace;
+    let mut tuning = config.tuning;
     if let Some(t) = config.cloud.call_timeout() {
         // A real cloud answers at its own speed, not at the simulated phases' pace.
-        pace.call_timeout = pace.call_timeout.max(t);
-        pace.project_budget = pace.project_budget.max(crate::reconcile::default_budget(t));
+        tuning.call_timeout = tuning.call_timeout.max(t);
+        tuning.project_budget = tuning
+            .project_budget
+            .max(crate::reconcile::default_budget(t));
     }
     let reconciler = crate::reconcile::Reconciler {
         store: state.store.clone(),
         cloud: state.cloud.clone(),
-        timing: pace.timing,
-        call_timeout: pace.call_timeout,
-        concurrency: pace.reconcile_concurrency,
-        project_budget: pace.project_budget,
-        lease_ttl: config.pace.lease_ttl,
+        timing: tuning.timing,
+        call_timeout: tuning.call_timeout,
+        concurrency: tuning.reconcile_concurrency,
+        project_budget: tuning.project_budget,
+        lease_ttl: config.tuning.lease_ttl,
         lease: Arc::default(),
         metrics,
         sealer: state.sealer.clone(),
-        aside: Arc::default(),
-        going: Arc::default(),
+        early_deletes: Arc::default(),
+        departing: Arc::default(),
     };
-    let reconciling = tokio::spawn(reconciler.run(config.pace.reconcile_every, shutdown.signal()));
+    let reconciling =
+        tokio::spawn(reconciler.run(config.tuning.reconcile_every, shutdown.signal()));
     tokio::spawn(prune_events(
         state.store.clone(),
-        config.pace.event_retention,
+        config.tuning.event_retention,
         shutdown.signal(),
     ));
     let (store, cloud) = (state.store.clone(), state.cloud.clone());

@@ -14,6 +14,8 @@
 //! `SMOKE_KLUSTER` names the kluster (default `smoke`), `SMOKE_STEP_SECONDS` bounds each
 //! wait (default 60).
 
+#[path = "it/common/mod.rs"]
+#[allow(dead_code)]
 mod common;
 
 use std::future::Future;

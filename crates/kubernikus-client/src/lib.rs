@@ -8,17 +8,17 @@
 //! - [`klusters`]: the kluster operations (list, get, create, update, terminate, …).
 //! - [`extensions`]: the API's other calls and Mission Control's extensions.
 //! - [`observe`]: the per-call observer (metrics) and the per-request headers.
-//! - [`passed`]: a JSON array answered, checked but not decoded, to pass on.
+//! - [`json_array`]: a JSON array answered, checked but not decoded, to pass on.
 //! - [`sse`]: the one Server-Sent Events frame parser.
 //! - [`stream`]: the event stream as a typed `Stream`.
 
 pub mod error;
 pub mod extensions;
+pub mod json_array;
 pub mod klusters;
 pub mod observe;
 pub mod sse;
 pub mod stream;
-pub mod verbatim;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,10 +29,10 @@ use serde::de::DeserializeOwned;
 
 pub use error::Error;
 pub use extensions::{AuditQuery, EventsQuery};
+pub use json_array::JsonArray;
 pub use klusters::{Listing, Version};
 pub use observe::{route_template, Observer, RequestHeaders};
 pub use stream::{EventStream, StreamEvent};
-pub use verbatim::JsonArray;
 
 /// How long a call (not the event stream) may take.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(20);
@@ -41,7 +41,7 @@ pub const MAX_ANSWER: usize = 64 << 20;
 
 /// Answers the API's requests in the caller's own process (an embedded controller's
 /// router): the same handlers and layers, without a loopback connection.
-pub trait Local: Send + Sync {
+pub trait InProcessApi: Send + Sync {
     /// The answer to `req`, or why there is none (a sentence for the log).
     fn answer(
         &self,
@@ -55,7 +55,7 @@ pub struct Client {
     base: String,
     http: reqwest::Client,
     /// Answers calls (all but the event stream) in-process, when set.
-    local: Option<Arc<dyn Local>>,
+    local: Option<Arc<dyn InProcessApi>>,
     observer: Option<Arc<Observer>>,
     /// The request this client acts for: its id and the browser's address.
     request: Option<RequestHeaders>,
@@ -95,7 +95,7 @@ impl Client {
 
     /// This client, its calls (all but the event stream, which stays on HTTP) answered by
     /// `local` in-process rather than sent to `base`.
-    pub fn with_local(mut self, local: Arc<dyn Local>) -> Self {
+    pub fn with_local(mut self, local: Arc<dyn InProcessApi>) -> Self {
         self.local = Some(local);
         self
     }

@@ -260,7 +260,7 @@ async fn audit_and_ops_queries_carry_the_request_and_are_observed() {
 /// Answers every request with one kluster (total 7), counting them.
 struct Canned(Arc<std::sync::atomic::AtomicUsize>);
 
-impl Local for Canned {
+impl InProcessApi for Canned {
     fn answer(
         &self,
         req: reqwest::Request,

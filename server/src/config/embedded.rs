@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use controller::auth::ServiceCredentials;
 use controller::cloud::choice::CloudChoice;
-use controller::run::Pace;
+use controller::run::Tuning;
 use controller::store::Database;
 
 use super::settings::positive;
@@ -29,7 +29,7 @@ pub struct Embedded {
     pub service: ServiceCredentials,
     /// How fast its simulated cloud and reconcilers go, and the quota each project starts
     /// with.
-    pub pace: Pace,
+    pub tuning: Tuning,
     /// Its cloud: simulated, or a real OpenStack.
     pub cloud: CloudChoice,
     /// Whether it serves the simulator API (never with a real cloud).
@@ -84,15 +84,15 @@ impl Embedded {
             })?,
             None => Database::Sqlite(data_dir.join("controller.db")),
         };
-        let pace = {
+        let tuning = {
             let phase = s
                 .controller_phase_seconds
                 .filter(|v| v.is_finite() && *v > 0.0)
                 .map(Duration::from_secs_f64)
                 .unwrap_or(Duration::from_secs(20));
-            let mut pace = Pace::scaled(phase);
+            let mut tuning = Tuning::scaled(phase);
             if let Some(ttl) = s.controller_lease_seconds {
-                pace.lease_ttl = Duration::try_from_secs_f64(ttl)
+                tuning.lease_ttl = Duration::try_from_secs_f64(ttl)
                     .ok()
                     .filter(|d| *d >= Duration::from_secs(1))
                     .ok_or(ConfigError::Invalid {
@@ -101,12 +101,12 @@ impl Embedded {
                     })?;
             }
             if let Some(m) = s.controller_creation_timeout_minutes {
-                pace.timing.creation_timeout =
+                tuning.timing.creation_timeout =
                     Duration::from_secs(60 * positive("controller_creation_timeout_minutes", m)?);
             }
             if let Some(days) = s.controller_event_retention_days {
                 let days = positive("controller_event_retention_days", days)?;
-                pace.event_retention = u32::try_from(days)
+                tuning.event_retention = u32::try_from(days)
                     .ok()
                     .and_then(|d| Duration::from_secs(24 * 3600).checked_mul(d))
                     .ok_or(ConfigError::Invalid {
@@ -114,7 +114,7 @@ impl Embedded {
                         message: "is too large".into(),
                     })?;
             }
-            let limits = &mut pace.sim.limits;
+            let limits = &mut tuning.sim.limits;
             let quota = |key, v: Option<u64>, default: i64| match v {
                 Some(v) => i64::try_from(v).map_err(|_| ConfigError::Invalid {
                     key,
@@ -137,7 +137,7 @@ impl Embedded {
                 s.controller_quota_ram_mb,
                 limits.ram,
             )?;
-            pace
+            tuning
         };
         Ok(Some(Embedded {
             listen: s
@@ -153,7 +153,7 @@ impl Embedded {
                 s.controller_binaries_url.as_deref(),
             )?,
             service,
-            pace,
+            tuning,
             // A real cloud has no simulator to steer.
             simulator_api: s.controller_simulator_api.unwrap_or(false)
                 && cloud == CloudChoice::Simulated,

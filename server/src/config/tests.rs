@@ -58,7 +58,7 @@ fn event_retention_is_a_week_unless_set_in_whole_days() {
             .unwrap()
             .embedded
             .unwrap()
-            .pace
+            .tuning
             .event_retention
     };
     let day = Duration::from_secs(24 * 3600);

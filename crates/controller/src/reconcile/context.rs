@@ -71,9 +71,9 @@ pub struct Ctx<'a> {
     /// Seals and opens klusters' own users' passwords.
     pub(super) sealer: &'a crate::pki::Sealer,
     /// Server deletes sent while a pass was going, for the next one.
-    pub(super) aside: &'a super::aside::Aside,
+    pub(super) early_deletes: &'a super::early_deletes::EarlyDeletes,
     /// Klusters whose nodes were all going at the last full server listing.
-    pub(super) going: &'a super::going::Going,
+    pub(super) departing: &'a super::departing::DepartingNodes,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).

@@ -27,7 +27,7 @@ pub enum Why {
 
 /// A server flight removes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grounding {
+pub struct Removal {
     /// Server id.
     pub id: String,
     /// Server name.
@@ -38,7 +38,7 @@ pub struct Grounding {
 
 /// The servers of one kluster (see [`super::launch::of_kluster`]) flight deletes, with
 /// nodes as the servers report them ([`NodeSource::Servers`]).
-pub fn plan(servers: &[&Server], register_timeout: Duration) -> Vec<Grounding> {
+pub fn plan(servers: &[&Server], register_timeout: Duration) -> Vec<Removal> {
     plan_with(servers, register_timeout, NodeSource::Servers)
 }
 
@@ -47,7 +47,7 @@ pub fn plan_with(
     servers: &[&Server],
     register_timeout: Duration,
     nodes: NodeSource,
-) -> Vec<Grounding> {
+) -> Vec<Removal> {
     servers
         .iter()
         .filter_map(|s| {
@@ -60,7 +60,7 @@ pub fn plan_with(
                 ServerStatus::Build if s.age >= register_timeout => Why::StuckBuilding,
                 _ => return None,
             };
-            Some(Grounding {
+            Some(Removal {
                 id: s.id.clone(),
                 name: s.name.clone(),
                 why,

@@ -136,8 +136,8 @@ impl Ctx<'_> {
             let going =
                 !nodes.is_empty() && nodes.iter().all(|s| s.status == ServerStatus::Deleting);
             match going {
-                true => self.going.seen(self.project, name, nodes),
-                false => self.going.forget(self.project, name),
+                true => self.departing.seen(self.project, name, nodes),
+                false => self.departing.forget(self.project, name),
             }
         }
     }
@@ -150,7 +150,7 @@ impl Ctx<'_> {
         let mut known = Vec::new();
         for o in terminating {
             let name = o.stored.kluster.name.as_str();
-            match self.going.recent(project, name) {
+            match self.departing.recent(project, name) {
                 Some(nodes) => known.push((name, nodes)),
                 None => return Brief::Unsure,
             }

@@ -7,17 +7,42 @@
 //! kluster is terminating), then per kluster, each in its own span and with its errors kept
 //! to itself: [`ground`] (phases), [`flight`] (grounds broken servers), [`launch`] (pool
 //! sizes), [`deorbit`] (tear-down). Each reconciler is a pure plan function plus its
-//! executor `reconcile(kluster, observed, ctx) -> Result<Outcome>` ([`ctx`]).
+//! executor `reconcile(kluster, observed, ctx) -> Result<Outcome>` ([`context`]).
 //!
 //! Projects are reconciled concurrently (at most [`Reconciler::concurrency`] at once), each
 //! within a time budget ([`Reconciler::project_budget`]): past it the project's remaining
 //! cloud calls fail at once, so a project whose cloud hangs delays no other project.
+//!
+//! # Glossary
+//!
+//! The four reconcilers keep Kubernikus's names:
+//! - **ground** ([`ground`]): a kluster's phase (Pending → Creating → Running, upgrades,
+//!   the creation timeout).
+//! - **launch** ([`launch`]): pool sizes: creates the servers a pool lacks, deletes those it
+//!   has too many of.
+//! - **flight** ([`flight`]): removes broken servers of a running kluster (ERROR, stuck
+//!   building, never registered) so that launch replaces them.
+//! - **deorbit** ([`deorbit`]): tears a Terminating kluster down: nodes, load balancers,
+//!   routes, then volumes, then the kluster itself.
+//!
+//! What schedules and feeds them:
+//! - [`runner`]: the loop of one replica holding the [`lease`]: a queue of due times
+//!   ([`next`]), store changes, and a periodic full resync.
+//! - [`project`]: one project's pass, [`context`] what a reconciler acts with (`Ctx`).
+//! - [`look`]: what a pass asks the cloud; [`delete_first`]: the first pass after a delete,
+//!   which sends the node deletes before it lists anything.
+//! - [`early_deletes`]: node deletes sent by the runner as soon as a kluster is deleted, when
+//!   a pass of its project is already under way; the next pass reports their answers.
+//! - [`departing`]: klusters whose nodes are all being deleted, so that looks ask the cloud
+//!   for their ids alone until they are gone.
+//! - [`users`]: klusters' own OpenStack users.
 
-pub mod aside;
 pub mod context;
+mod delete_first;
 pub mod deorbit;
+pub mod departing;
+pub mod early_deletes;
 pub mod flight;
-pub mod going;
 pub mod ground;
 pub mod launch;
 pub mod lease;
@@ -25,7 +50,6 @@ mod look;
 pub mod next;
 mod project;
 mod runner;
-mod sending;
 pub mod users;
 
 use std::sync::Arc;
@@ -75,9 +99,9 @@ pub struct Reconciler {
     /// Seals and opens klusters' own users' passwords (the controller's CA key).
     pub sealer: Arc<crate::pki::Sealer>,
     /// Server deletes sent while a project's pass was going, for its next pass.
-    pub aside: Arc<aside::Aside>,
+    pub early_deletes: Arc<early_deletes::EarlyDeletes>,
     /// Klusters whose nodes were all going at the last full server listing.
-    pub going: Arc<going::Going>,
+    pub departing: Arc<departing::DepartingNodes>,
 }
 
 /// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
@@ -123,8 +147,8 @@ impl Reconciler {
             lease: Arc::default(),
             metrics: Arc::default(),
             sealer: Arc::new(crate::pki::Sealer::new(&random_key())),
-            aside: Arc::default(),
-            going: Arc::default(),
+            early_deletes: Arc::default(),
+            departing: Arc::default(),
         }
     }
 
@@ -158,8 +182,8 @@ impl Reconciler {
             deadline,
             metrics: &self.metrics,
             sealer: &self.sealer,
-            aside: &self.aside,
-            going: &self.going,
+            early_deletes: &self.early_deletes,
+            departing: &self.departing,
         }
     }
 

@@ -64,7 +64,7 @@ impl Ctx<'_> {
         // A deleted kluster's known nodes go while the cloud is listed, not after; when the
         // project has only deleted klusters, before their servers are listed.
         let (seen, sent) = match Self::sends_first(group) {
-            true => self.look_sending(group).await,
+            true => self.look_after_deletes(group).await,
             false => tokio::join!(self.look(group), deorbit::send_first(group, self)),
         };
         // A pass the cloud did not answer counts once (each kluster gets its own event).
@@ -102,7 +102,8 @@ impl Ctx<'_> {
             let name = o.stored.kluster.name.as_str();
             // Deleted since this pass read it, and its nodes sent aside: what this pass
             // listed may show them going; the pass its delete woke takes it over.
-            if phase(&o) != KlusterPhase::Terminating && self.aside.has(self.project, name) {
+            if phase(&o) != KlusterPhase::Terminating && self.early_deletes.has(self.project, name)
+            {
                 tracing::debug!(
                     controller = "reconcile",
                     kluster = name,

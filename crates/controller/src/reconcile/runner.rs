@@ -12,7 +12,7 @@
 //!
 //! A project whose pass is still going is not started twice; a change or a due kluster that
 //! arrives meanwhile passes it again when it finishes. A kluster deleted meanwhile (that
-//! pass saw it before) has its known nodes deleted at once ([`Reconciler::send_aside`]).
+//! pass saw it before) has its known nodes deleted at once ([`Reconciler::send_early_deletes`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -29,26 +29,26 @@ use crate::store::{Observed, StoreError};
 const COALESCE: Duration = Duration::from_millis(5);
 
 /// Most deletes sent aside at once (more changes wait for their project's next pass).
-const ASIDE_AT_ONCE: usize = 16;
+const EARLY_DELETES_AT_ONCE: usize = 16;
 
 /// A full resync passes every kluster every this many poll intervals; it is also the
 /// longest backoff.
 pub const FULL_RESYNC_POLLS: u32 = 15;
 
-/// The tasks sending deletes aside ([`Reconciler::send_aside`]), with their projects: a
+/// The tasks sending deletes aside ([`Reconciler::send_early_deletes`]), with their projects: a
 /// project is not passed while its deletes are being sent aside (its next pass takes
 /// their answers, so it waits for them).
 #[derive(Default)]
-struct Senders {
+struct EarlyDeleteTasks {
     tasks: tokio::task::JoinSet<()>,
     projects: HashMap<tokio::task::Id, String>,
 }
 
-impl Senders {
-    /// Sends kluster `name` of `project`'s deletes aside, unless [`ASIDE_AT_ONCE`] are
+impl EarlyDeleteTasks {
+    /// Sends kluster `name` of `project`'s deletes aside, unless [`EARLY_DELETES_AT_ONCE`] are
     /// being sent (it then waits for its project's next pass).
     fn spawn(&mut self, rec: &Reconciler, project: &str, name: &str) {
-        if self.tasks.len() >= ASIDE_AT_ONCE {
+        if self.tasks.len() >= EARLY_DELETES_AT_ONCE {
             tracing::debug!(
                 controller = "deorbit",
                 project,
@@ -60,7 +60,7 @@ impl Senders {
         let (rec, p, n) = (rec.clone(), project.to_string(), name.to_string());
         let handle = self
             .tasks
-            .spawn(async move { rec.send_aside(&p, &n).await });
+            .spawn(async move { rec.send_early_deletes(&p, &n).await });
         self.projects.insert(handle.id(), project.to_string());
     }
 
@@ -141,7 +141,7 @@ impl Reconciler {
         let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();
         // The klusters each running pass saw Terminating, by project.
         let mut passing: HashMap<String, HashSet<String>> = HashMap::new();
-        let mut senders = Senders::default();
+        let mut senders = EarlyDeleteTasks::default();
         let mut changes = self.store.kluster_changes();
         let holder = lease::holder_name();
         let ttl = self.lease_ttl.max(Duration::from_secs(1));
@@ -158,7 +158,7 @@ impl Reconciler {
             if !leading {
                 queue.clear(); // a new leader term starts with a full resync
                 senders.abort();
-                self.aside.clear();
+                self.early_deletes.clear();
                 full_at = Instant::now();
             }
             let now = Instant::now();
@@ -244,8 +244,8 @@ impl Reconciler {
                                     }
                                     None => {
                                         // Removed: a kluster made again with its name is new.
-                                        self.aside.forget(&key.0, &key.1);
-                                        self.going.forget(&key.0, &key.1);
+                                        self.early_deletes.forget(&key.0, &key.1);
+                                        self.departing.forget(&key.0, &key.1);
                                         queue.remove(&key);
                                     }
                                 }

@@ -17,7 +17,7 @@ use tokio::sync::Mutex;
 use keystone::{PasswordAuth, ProjectRef, TokenSecret};
 
 use crate::auth::Creds;
-use crate::flights::Flights;
+use crate::single_flight::SingleFlight;
 
 /// The authenticated caller, as Kubernikus sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,7 +116,7 @@ pub struct TokenValidator {
     service_token: Mutex<Option<(TokenSecret, Instant)>>,
     cache: Mutex<HashMap<[u8; 32], Cached>>,
     /// Validations under way, by token key: callers with the same token wait on one.
-    inflight: Flights<[u8; 32], Result<Principal, AuthError>>,
+    inflight: SingleFlight<[u8; 32], Result<Principal, AuthError>>,
 }
 
 impl std::fmt::Debug for TokenValidator {
@@ -143,7 +143,7 @@ impl TokenValidator {
             ttl: ttl.min(Duration::from_secs(300)),
             service_token: Mutex::new(None),
             cache: Mutex::new(HashMap::new()),
-            inflight: Flights::default(),
+            inflight: SingleFlight::default(),
         }
     }
 

@@ -15,7 +15,7 @@ use super::catalog::Service;
 use super::config::OpenStackConfig;
 use super::failure::{answer_error, secret_header, transport};
 use crate::cloud::CloudError;
-use crate::flights::Flights;
+use crate::single_flight::SingleFlight;
 
 /// Nova's microversion the provider speaks (tags and metadata on create, like Kubernikus).
 pub const NOVA_MICROVERSION: &str = "2.67";
@@ -67,7 +67,7 @@ pub struct Api {
     config: Arc<OpenStackConfig>,
     /// GETs on their way (a project pass asks Nova's server list for its servers and for
     /// the routes' owners at once).
-    gets: Flights<GetKey, Result<Reply, CloudError>>,
+    gets: SingleFlight<GetKey, Result<Reply, CloudError>>,
 }
 
 impl Api {
@@ -85,7 +85,7 @@ impl Api {
             http,
             sessions,
             config,
-            gets: Flights::default(),
+            gets: SingleFlight::default(),
         })
     }
 

@@ -3,28 +3,28 @@
 //! and only then is it removed. Waiting is reported with `WaitingForDeorbit<Kind>` events
 //! and completion with `SuccessfulDeorbit<Kind>`. The nodes the store knows are deleted as
 //! the pass begins ([`send_first`]), without waiting for the cloud's listings (when the
-//! project has only deleted klusters, before its servers are listed: `super::sending`).
+//! project has only deleted klusters, before its servers are listed: `super::delete_first`).
 
-mod aside;
+mod early;
 mod plan;
 
 use std::collections::{BTreeSet, HashMap};
 
 use kluster::{EventReason, Kluster, KlusterPhase};
 
-pub use super::aside::{Aside, Sent};
 use super::context::{Ctx, KlusterView, Outcome};
+pub use super::early_deletes::{EarlyDeletes, Sent};
 use super::next::Next;
 use crate::cloud::{CloudError, Resource, Server, ServerStatus};
 use crate::store::{self, StoreError};
 pub use plan::{finished, finished_kind, plan, waited_kind, waiting, Step};
 
 /// Sends the deletes of the servers the store knows of the project's Terminating klusters,
-/// with the pass's listings (or before the servers' listing: `super::sending`) rather than
+/// with the pass's listings (or before the servers' listing: `super::delete_first`) rather than
 /// after them: nodes go first ([`plan`]) and the store's ids need no listing. A deleted
 /// server leaves the store's record in the same pass, so it is sent once (again only when
 /// that pass stopped before the kluster: a lease lost, the budget spent; deleting a server
-/// that is going is harmless). Deletes already sent aside ([`Aside`]) are not sent again:
+/// that is going is harmless). Deletes already sent aside ([`EarlyDeletes`]) are not sent again:
 /// their answers are taken. None is sent once the reconcile lease is not held.
 pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
     let terminating: Vec<&store::Observed> = group
@@ -32,7 +32,7 @@ pub async fn send_first(group: &[store::Observed], ctx: &Ctx<'_>) -> Sent {
         .filter(|o| o.stored.kluster.status.phase == KlusterPhase::Terminating)
         .collect();
     let names = terminating.iter().map(|o| o.stored.kluster.name.as_str());
-    let mut aside = ctx.aside.take(ctx.project, names);
+    let mut aside = ctx.early_deletes.take(ctx.project, names);
     let mut sent = Sent::new();
     let mut targets = Vec::new();
     for o in terminating {

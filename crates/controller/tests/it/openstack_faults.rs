@@ -1,0 +1,366 @@
+//! The controller against the real test OpenStack (`scripts/openstack.sh`) when its services
+//! fail, and what deletion leaves. Skipped, saying why, when `MC_TEST_OS_AUTH_URL` is unset
+//! (`eval "$(scripts/openstack.sh env)"` sets it); the two tests that kill or restart a
+//! service also need the script's state dir (`MC_TEST_OS_HOME`) and root.
+//!
+//! - nova-api killed (-9) right after the controller's first create and started again →
+//!   the pool reaches its size (3), never more servers than that, and stays at it;
+//! - RabbitMQ restarted → a scale-up still ends in ACTIVE servers, the controller ready;
+//! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
+//!   balancers, routes and servers gone from the real APIs, the other's and the project's
+//!   look-alikes all there;
+//! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices
+//!   (`invalid.rs`);
+//! - a static route on the project's router → no pod range may overlap it (`ranges.rs`).
+//!
+//! They use project staging (openstack_real uses demo), run one at a time (a killed
+//! nova-api would fail the others), and sweep at their start what a failed run left.
+
+mod debris;
+mod invalid;
+mod project;
+mod ranges;
+
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::common::openstack::{
+    cloud_env, env, kluster, openstack, scale, start, until, Direct, ONE_AT_A_TIME,
+};
+use project::{Project, KLUSTERS};
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+/// The Keystone project these tests work in (as alice, a demo user).
+const PROJECT: &str = "staging";
+
+/// A controller on the real cloud, alice's token for its API, and the project seen
+/// directly; held while the test runs, so the next test waits.
+pub struct Fixture {
+    _one: tokio::sync::MutexGuard<'static, ()>,
+    running: controller::run::Running,
+    tok: String,
+    direct: Direct,
+    project: Project,
+    started: Instant,
+}
+
+/// The controller's service user's password (`demo.env`), as openstack_real reads it.
+fn service_password() -> String {
+    std::env::var("KS_SERVICE_PASSWORD").unwrap_or("mission-control-secret".into())
+}
+
+impl Fixture {
+    /// Waits for the other tests, starts a controller (its store tagged `tag`) and sweeps
+    /// what a failed run left; `None` (test skipped) without a test cloud.
+    async fn new(tag: &str) -> Option<Fixture> {
+        let auth_url = cloud_env()?;
+        let one = ONE_AT_A_TIME.lock().await;
+        let region = env("REGION").unwrap_or_default();
+        let password = service_password();
+        let running = start(&auth_url, openstack(&auth_url, &password, &region), tag).await;
+        let tok = crate::common::demo_token(&auth_url, "alice", PROJECT).await;
+        let tok = tok.expose().to_string();
+        let admin = keystone::Client::new(&auth_url)
+            .expect("Keystone URL")
+            .password_auth(&keystone::PasswordAuth {
+                user_name: "mission-control",
+                password: &password,
+                user_domain: "Default",
+                project: keystone::ProjectRef::Name {
+                    name: PROJECT,
+                    domain: "demo",
+                },
+            })
+            .await
+            .expect("the controller's service user signs in to the project");
+        let project = Project::new(
+            &PROJECT.to_uppercase(),
+            tok.clone(),
+            admin.secret.expose().to_string(),
+        );
+        project.sweep().await;
+        let direct = Direct {
+            http: reqwest::Client::new(),
+            token: tok.clone(),
+            compute: env("COMPUTE_URL").expect("MC_TEST_OS_COMPUTE_URL"),
+            network: env("NETWORK_URL").expect("MC_TEST_OS_NETWORK_URL"),
+        };
+        Some(Fixture {
+            _one: one,
+            running,
+            tok,
+            direct,
+            project,
+            started: Instant::now(),
+        })
+    }
+
+    /// The controller's API.
+    fn app(&self) -> &axum::Router {
+        &self.running.router
+    }
+
+    /// A kluster name of this run: `ft<what><pid>`.
+    fn name(&self, what: &str) -> String {
+        format!("{KLUSTERS}{what}{}", std::process::id() % 100_000)
+    }
+
+    /// Prints `what` with the time since the fixture was made.
+    fn lap(&self, what: &str) {
+        eprintln!("{what} after {:.1?}", self.started.elapsed());
+    }
+
+    /// Creates kluster `name` with one pool of `size` (the seeded flavor and image).
+    async fn create(&self, name: &str, size: i64) {
+        self.create_with(body(name, size)).await;
+    }
+
+    /// Creates the kluster `body` asks for.
+    async fn create_with(&self, body: Value) {
+        let (status, v) = crate::common::create(self.app(), &self.tok, body.to_string()).await;
+        assert_eq!(status, 201, "{v}");
+    }
+
+    /// Waits until kluster `name` has `n` servers, all ACTIVE with an address.
+    async fn active(&self, name: &str, n: usize, limit: Duration) -> Vec<Value> {
+        let what = format!("{n} ACTIVE servers of {name}");
+        testkit::eventually(limit, &what, || async {
+            let s = self.direct.servers(name).await;
+            let up = |s: &Value| s["status"] == "ACTIVE" && address(s).is_some();
+            if s.len() == n && s.iter().all(up) {
+                return Ok(s);
+            }
+            // What Nova showed, for the failure message: name, status, task state.
+            let seen: Vec<String> = s
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {} {}",
+                        s["name"], s["status"], s["OS-EXT-STS:task_state"]
+                    )
+                })
+                .collect();
+            Err(format!("[{}]", seen.join("; ")))
+        })
+        .await
+    }
+
+    /// The kluster's events.
+    async fn events(&self, name: &str) -> Vec<Value> {
+        let path = format!("/api/v1/clusters/{name}/events");
+        let (_, e) = crate::common::call(self.app(), "GET", &path, Some(&self.tok), None).await;
+        e.as_array().cloned().unwrap_or_default()
+    }
+
+    /// Deletes kluster `name` and waits until the controller has removed it and Nova lists
+    /// none of its servers.
+    async fn delete(&self, name: &str) {
+        let path = format!("/api/v1/clusters/{name}");
+        let (status, v) =
+            crate::common::call(self.app(), "DELETE", &path, Some(&self.tok), None).await;
+        assert!(matches!(status, 200 | 202 | 204), "{status} {v}");
+        until(Duration::from_secs(180), "the kluster removed", || async {
+            let (status, _) =
+                crate::common::call(self.app(), "GET", &path, Some(&self.tok), None).await;
+            (status == 404).then_some(())
+        })
+        .await;
+        let url = format!("{}/servers/detail?tags=kluster={name}", self.direct.compute);
+        until(Duration::from_secs(60), "no server of it", || async {
+            let (status, v) = self.direct.get(url.clone()).await;
+            (status == 200 && v["servers"].as_array().is_some_and(|a| a.is_empty())).then_some(())
+        })
+        .await;
+    }
+}
+
+/// A create request: one pool `small` of `size` in zone nova.
+fn body(name: &str, size: i64) -> Value {
+    let flavor = env("FLAVOR").unwrap_or("m1.small".into());
+    let image = env("IMAGE").unwrap_or("flatcar-stable".into());
+    json!({"name": name, "spec": {"nodePools": [
+        {"name": "small", "size": size, "flavor": flavor, "image": image, "availabilityZone": "nova"}
+    ]}})
+}
+
+/// A server's first address, as Nova lists it.
+pub fn address(server: &Value) -> Option<String> {
+    let nets = server["addresses"].as_object()?;
+    let addr = nets.values().find_map(|a| a[0]["addr"].as_str())?;
+    Some(addr.to_string())
+}
+
+/// The test cloud's state dir (`MC_TEST_OS_HOME`, else `.state/openstack-test`), or why
+/// the test that restarts a service is skipped.
+fn os_home() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let home = env("HOME")
+        .map(PathBuf::from)
+        .unwrap_or(root.join(".state/openstack-test"));
+    if home.join("run/nova-api.pid").exists() {
+        Some(home)
+    } else {
+        eprintln!(
+            "skipped: no scripts/openstack.sh state in {} to kill and restart services \
+             (set MC_TEST_OS_HOME)",
+            home.display()
+        );
+        None
+    }
+}
+
+/// Runs `scripts/openstack.sh <args>` on the cloud in `home`; how long it took. Panics with
+/// its output when it fails.
+async fn script(home: &std::path::Path, args: &[&str]) -> Duration {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/openstack.sh");
+    let ks_port = env("AUTH_URL")
+        .and_then(|u| Some(u.rsplit_once(':')?.1.split('/').next()?.to_string()))
+        .unwrap_or("5000".into());
+    let mut cmd = std::process::Command::new(script);
+    cmd.args(args).env("OS_HOME", home).env("KS_PORT", ks_port);
+    let what = args.join(" ");
+    tokio::task::spawn_blocking(move || {
+        let t = std::time::Instant::now();
+        let out = cmd.output().expect("scripts/openstack.sh runs");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "openstack.sh {what} failed: {said}");
+        eprint!("{said}");
+        t.elapsed()
+    })
+    .await
+    .expect("the script's thread")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nova_api_killed_mid_create_leaves_the_pool_at_its_size() {
+    let Some(f) = Fixture::new("nova").await else {
+        return;
+    };
+    let Some(home) = os_home() else { return };
+    // Tests of other processes on this cloud wait while a service is down.
+    let _whole = crate::common::openstack::cloud_lock(true).await;
+    let name = f.name("n");
+    f.create(&name, 3).await;
+    // The first node's create has been answered (its event is written right then) and the
+    // controller is on to the second: kill nova-api now, and start it again at once. Polled
+    // every 2 ms, not with eventually's pauses, so the kill lands inside the next creates.
+    let waiting = Instant::now();
+    while !f
+        .events(&name)
+        .await
+        .iter()
+        .any(|e| e["reason"] == "SuccessfulCreateNode")
+    {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(90),
+            "no node created"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let killed = script(&home, &["kill", "nova-api"]).await;
+    let restarted = script(&home, &["start-one", "nova-api"]).await;
+    let events = f.events(&name).await;
+    let count = |events: &[Value], r: &str| events.iter().filter(|e| e["reason"] == r).count();
+    let (made, failed) = (
+        count(&events, "SuccessfulCreateNode"),
+        count(&events, "FailedCreateNode"),
+    );
+    let states: Vec<Value> = f
+        .direct
+        .servers(&name)
+        .await
+        .iter()
+        .map(|s| s["status"].clone())
+        .collect();
+    f.lap(&format!(
+        "nova-api killed ({killed:.1?}) and answering again ({restarted:.1?}); by then \
+         {made} creates answered, {failed} failed, Nova has {states:?}"
+    ));
+
+    // 3 ACTIVE servers, never more than 3 alive (deleting ones aside) on the way.
+    let most = Cell::new(0usize);
+    let seen = |s: &[Value]| most.set(most.get().max(s.len()));
+    until(Duration::from_secs(180), "3 ACTIVE servers", || async {
+        let s = f.direct.servers(&name).await;
+        seen(&s);
+        (s.len() == 3 && s.iter().all(|s| s["status"] == "ACTIVE")).then_some(())
+    })
+    .await;
+    f.lap("3 ACTIVE");
+    // And still 3 after three more passes over the project (a settled kluster is passed
+    // on the full resyncs, every 15 poll intervals: about 7 s apart here).
+    let base = format!("http://{}", f.running.addr);
+    let from = crate::common::reconcile_passes(&base).await;
+    until(
+        Duration::from_secs(90),
+        "3 more reconcile passes",
+        || async {
+            let s = f.direct.servers(&name).await;
+            seen(&s);
+            let names: Vec<&Value> = s.iter().map(|s| &s["name"]).collect();
+            assert_eq!(s.len(), 3, "the pool left its size: {names:?}");
+            (crate::common::reconcile_passes(&base).await >= from + 3).then_some(())
+        },
+    )
+    .await;
+    assert_eq!(
+        most.get(),
+        3,
+        "more servers than the pool's size were alive"
+    );
+    let k = kluster(f.app(), &f.tok, &name).await;
+    assert_eq!(k["status"]["nodePools"][0]["running"], json!(3), "{k}");
+    let events = f.events(&name).await;
+    f.lap(&format!(
+        "steady at 3 ({} created, {} failed creates, {} deleted)",
+        count(&events, "SuccessfulCreateNode"),
+        count(&events, "FailedCreateNode"),
+        count(&events, "SuccessfulDeleteNode")
+    ));
+    f.delete(&name).await;
+    f.lap("deleted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rabbitmq_restarted_then_a_scale_up_still_boots() {
+    let Some(f) = Fixture::new("rabbit").await else {
+        return;
+    };
+    let Some(home) = os_home() else { return };
+    // Tests of other processes on this cloud wait while a service is down.
+    let _whole = crate::common::openstack::cloud_lock(true).await;
+    let name = f.name("r");
+    f.create(&name, 1).await;
+    f.active(&name, 1, Duration::from_secs(120)).await;
+    f.lap("1 ACTIVE");
+    let took = script(&home, &["restart", "rabbitmq"]).await;
+    f.lap(&format!("RabbitMQ restarted ({took:.1?})"));
+
+    // Neutron's agent and Nova's compute reconnect by themselves. Nova's conductor and
+    // scheduler on this machine sometimes do not before the next boot is sent (twice today
+    // under the whole suite's load a new server stayed in BUILD/scheduling for 240 s): the
+    // restart of a broker is followed by theirs, as an operator's runbook does.
+    for service in ["nova-conductor", "nova-scheduler"] {
+        let took = script(&home, &["restart", service]).await;
+        f.lap(&format!("{service} restarted ({took:.1?})"));
+    }
+    scale(f.app(), &f.tok, &name, 2).await;
+    f.active(&name, 2, Duration::from_secs(240)).await;
+    f.lap("scaled up: 2 ACTIVE");
+    until(
+        Duration::from_secs(60),
+        "the kluster's status: 2 running",
+        || async {
+            let k = kluster(f.app(), &f.tok, &name).await;
+            let pool = &k["status"]["nodePools"][0];
+            (k["status"]["phase"] == "Running" && pool["running"] == 2).then_some(())
+        },
+    )
+    .await;
+    let (status, v) = crate::common::call(f.app(), "GET", "/readyz", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    f.delete(&name).await;
+    f.lap("deleted");
+}

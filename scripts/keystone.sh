@@ -126,13 +126,15 @@ init_db() {
   "${km[@]}" db_sync >> "$KS_HOME/manage.log" 2>&1 & local p1=$!
   "${km[@]}" fernet_setup --keystone-user "$u" --keystone-group "$g" >> "$KS_HOME/manage.log" 2>&1 & local p2=$!
   "${km[@]}" credential_setup --keystone-user "$u" --keystone-group "$g" >> "$KS_HOME/manage.log" 2>&1 & local p3=$!
-  wait $p1 && wait $p2 && wait $p3 || { say "keystone-manage failed, see $KS_HOME/manage.log"; exit 1; }
+  if ! { wait "$p1" && wait "$p2" && wait "$p3"; }; then
+    say "keystone-manage failed, see $KS_HOME/manage.log"; exit 1
+  fi
   "${km[@]}" bootstrap --bootstrap-password "$KS_ADMIN_PASSWORD" \
     --bootstrap-username admin --bootstrap-project-name admin --bootstrap-role-name admin \
     --bootstrap-service-name keystone --bootstrap-region-id RegionOne \
     --bootstrap-admin-url "$URL" --bootstrap-internal-url "$URL" --bootstrap-public-url "$URL" \
     >> "$KS_HOME/manage.log" 2>&1 || { say "bootstrap failed, see $KS_HOME/manage.log"; exit 1; }
-  rm -rf "$tpl" && mkdir -p -m 700 "$tpl"
+  rm -rf "$tpl" && mkdir -p "$tpl" && chmod 700 "$tpl"
   cp -a "$KS_HOME/keystone.db" "$KS_HOME/fernet-keys" "$KS_HOME/credential-keys" "$tpl/"
   echo "$stamp" > "$tpl/stamp"
   touch "$KS_HOME/.initialized"
@@ -253,7 +255,7 @@ stop_server() {
   local pid; pid=$(cat "$PIDFILE")
   kill -TERM "$pid" 2>/dev/null || true
   for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
   rm -f "$PIDFILE"
 }
 
@@ -270,7 +272,7 @@ case "${1:-}" in
   install) install_venv ;;
   kubernikus) shift; register_kubernikus "$@" ;;
   stop)   stop_server ;;
-  status) running && echo "running pid $(cat "$PIDFILE") $URL" || { echo "stopped"; exit 1; } ;;
+  status) if running; then echo "running pid $(cat "$PIDFILE") $URL"; else echo "stopped"; exit 1; fi ;;
   env)    cat "$DATA/demo.env" ;;
   purge)  stop_server; rm -rf "$KS_HOME" ;;
   *) echo "usage: $0 start|stop|status|env|purge|install|kubernikus REGION=URL..." >&2; exit 2 ;;

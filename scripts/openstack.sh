@@ -74,8 +74,8 @@ PACKAGES=(mariadb-server rabbitmq-server python3-pymysql placement-api glance-ap
   uwsgi-plugin-python3 openssl curl)
 
 # name:port of the HTTP APIs, checked by start and status
-APIS=(placement:$OS_PLACEMENT_PORT glance:$OS_GLANCE_PORT neutron-server:$OS_NEUTRON_PORT
-  nova-api:$OS_NOVA_PORT cinder-api:$OS_CINDER_PORT octavia-api:$OS_OCTAVIA_PORT)
+APIS=("placement:$OS_PLACEMENT_PORT" "glance:$OS_GLANCE_PORT" "neutron-server:$OS_NEUTRON_PORT"
+  "nova-api:$OS_NOVA_PORT" "cinder-api:$OS_CINDER_PORT" "octavia-api:$OS_OCTAVIA_PORT")
 # every process started here, in start order (stop goes in reverse)
 SERVICES=(mysqld epmd rabbitmq placement glance neutron-server neutron-linuxbridge-agent
   nova-api nova-conductor nova-scheduler nova-compute cinder-api cinder-scheduler cinder-volume
@@ -213,7 +213,7 @@ do_install() {
     pgrep -u "$u" >/dev/null 2>&1 || continue
     say "a system service of user $u is running after the install: stopping it"
     for svc in /etc/init.d/{mariadb,rabbitmq-server,nova-*,neutron-*,glance-*,cinder-*,octavia-*,placement-*}; do
-      [[ -x $svc ]] && "$svc" stop >/dev/null 2>&1 || true
+      if [[ -x $svc ]]; then "$svc" stop >/dev/null 2>&1 || true; fi
     done
   done
 }
@@ -304,8 +304,37 @@ discover_hosts() {
 
 configure() { write_configs; make_octavia_certs; }
 
+# ports_free: every port of this instance is free or held by this instance's own processes;
+# else one line naming the port, its holder and how to free it (two instances, e.g.
+# scripts/run's in .state/openstack and scripts/test's in .state/openstack-test, share ports).
+ports_free() {
+  local entry port name pid pgid cmd f home
+  for entry in "db:$OS_DB_PORT" "rabbitmq:$OS_RABBIT_PORT" "epmd:$OS_EPMD_PORT" "${APIS[@]}"; do
+    name=${entry%%:*} port=${entry##*:}
+    pid=$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+    [[ -z $pid ]] && continue
+    pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')
+    home=""
+    # Each service runs in a process group of its own, its leader's pid in <home>/run/.
+    for f in "$RUN"/*.pid "$ROOT"/.state/*/run/*.pid; do
+      [[ -f $f && -n $pgid && "$(cat "$f")" == "$pgid" ]] && { home=${f%/run/*}; break; }
+    done
+    [[ $home == "$OS_HOME" ]] && continue
+    if [[ -n $home ]]; then
+      fail "port $port ($name) is held by the OpenStack in $home: free it with OS_HOME=$home scripts/openstack.sh stop"
+    fi
+    cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null || true)
+    home=$(grep -o '/[^ =]*/\.state/[^/ ]*' <<< "$cmd" | head -1 || true)
+    if [[ -n $home && -d $home/run ]]; then
+      fail "port $port ($name) is held by the OpenStack in $home: free it with OS_HOME=$home scripts/openstack.sh stop"
+    fi
+    fail "port $port ($name) is held by pid $pid (${cmd:0:80}): stop it, or move this instance (OS_*_PORT)"
+  done
+}
+
 do_start() {
   [[ $EUID -eq 0 ]] || fail "run as root (the Linux bridge agent and MariaDB run as root)"
+  ports_free
   step install do_install
   step configs configure
   if ! alive mysqld || ! alive rabbitmq || ! "$ROOT/scripts/keystone.sh" status >/dev/null 2>&1; then

@@ -296,7 +296,7 @@ make_octavia_certs() {
   local c="$OS_HOME/octavia-certs"
   [[ -f "$c/client.pem" ]] && return
   (
-    cd "$c"
+    cd "$c" || exit 1
     openssl genrsa -aes256 -passout "pass:$OS_OCTAVIA_CA_PASSPHRASE" -out ca.key 2048
     openssl req -x509 -new -key ca.key -passin "pass:$OS_OCTAVIA_CA_PASSPHRASE" -days 3650 \
       -subj "/CN=mission-control-test-octavia-ca" -out ca.pem

@@ -234,7 +234,10 @@ async fn main() {
         data_dir: Some(data_dir.clone()),
         site_root: Some(site.clone()),
         login_failures_per_client: Some(usize::MAX),
-        controller_service_password: Some("mission-control-secret".into()),
+        controller: server::config::ControllerSettings {
+            controller_service_password: Some("mission-control-secret".into()),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let config = server::Config::resolve(settings).expect("bench config");

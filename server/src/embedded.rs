@@ -16,35 +16,19 @@ pub async fn start(
             StartError::Store(format!("data_dir {}: {e}", config.data_dir.display()))
         })?;
     }
+    let ca_key = controller::run::load_or_create_key(&embedded.ca_key_file)?;
+    // Only this process reaches the loopback port: it forwards the browser's address for
+    // the audit trail.
+    let loopback = controller::net::TrustedProxies(
+        ["127.0.0.1", "::1"]
+            .iter()
+            .filter_map(|a| controller::net::IpNet::parse(a).ok())
+            .collect(),
+    );
     let running = controller::run::start(
-        controller::run::ControllerConfig {
-            listen: embedded.listen,
-            keystone_url: config.keystone_url.clone(),
-            service: embedded.service.clone(),
-            database: embedded.database.clone(),
-            tuning: embedded.tuning,
-            cloud: embedded.cloud.clone(),
-            ca_key: controller::run::load_or_create_key(
-                &config.data_dir.join("controller-ca.key"),
-            )?,
-            policy_file: None,
-            token_cache: std::time::Duration::from_secs(300),
-            settings: controller::api::ApiSettings {
-                auth_url: config.keystone_url.clone(),
-                public_url: embedded.public_url.clone(),
-                binaries_url: embedded.binaries_url.clone(),
-                simulator_api: embedded.simulator_api,
-                // Only this process reaches the loopback port: it forwards the
-                // browser's address for the audit trail.
-                trusted_proxies: controller::net::TrustedProxies(
-                    ["127.0.0.1", "::1"]
-                        .iter()
-                        .filter_map(|a| controller::net::IpNet::parse(a).ok())
-                        .collect(),
-                ),
-                ..Default::default()
-            },
-        },
+        embedded
+            .clone()
+            .config(&config.keystone_url, ca_key, loopback),
         shutdown.signal(),
     )
     .await?;

@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod pki;
 pub mod reconcile;
 pub mod run;
+pub mod settings;
 pub mod single_flight;
 pub mod store;
 

@@ -63,7 +63,8 @@ pub struct Tuning {
 }
 
 /// How long events are kept unless configured otherwise.
-pub const DEFAULT_EVENT_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
+pub const DEFAULT_EVENT_RETENTION: Duration =
+    Duration::from_secs(controller_settings::EVENT_RETENTION_DAYS * 24 * 3600);
 
 impl Tuning {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run

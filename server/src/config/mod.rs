@@ -8,8 +8,6 @@ use std::time::Duration;
 use clap::Parser;
 
 #[cfg(feature = "embedded-controller")]
-mod cloud;
-#[cfg(feature = "embedded-controller")]
 mod embedded;
 mod resolve;
 mod settings;
@@ -18,7 +16,7 @@ mod tests;
 
 #[cfg(feature = "embedded-controller")]
 pub use embedded::Embedded;
-pub use settings::{redact_url, SessionStoreKind, Settings};
+pub use settings::{redact_url, ControllerSettings, SessionStoreKind, Settings};
 
 /// A configuration error, in words.
 #[derive(Debug, thiserror::Error)]

@@ -65,8 +65,7 @@ impl Config {
         }
         let data_dir: PathBuf = s.data_dir.clone().unwrap_or_else(|| ".state/data".into());
         #[cfg(feature = "embedded-controller")]
-        let embedded =
-            super::embedded::Embedded::resolve(&s, &controller_url, &keystone_url, &data_dir)?;
+        let embedded = super::embedded::resolve(&s, &controller_url, &keystone_url, &data_dir)?;
         let trusted_proxies = s
             .trusted_proxies
             .unwrap_or_default()

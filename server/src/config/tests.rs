@@ -4,6 +4,13 @@ use std::time::Duration;
 
 use super::*;
 
+fn password() -> ControllerSettings {
+    ControllerSettings {
+        controller_service_password: Some("pw".into()),
+        ..Default::default()
+    }
+}
+
 #[test]
 fn flags_beat_file_and_defaults_fill_the_rest() {
     let file: Settings = toml::from_str(
@@ -12,7 +19,7 @@ fn flags_beat_file_and_defaults_fill_the_rest() {
     .unwrap();
     let cli = Settings {
         keystone_url: Some("http://flag/v3".into()),
-        controller_service_password: Some("pw".into()),
+        controller: password(),
         ..Default::default()
     };
     let c = Config::resolve(cli.over(file)).unwrap();
@@ -48,9 +55,35 @@ fn the_shipped_leptos_toml_parses() {
 }
 
 #[test]
+fn leptos_toml_lists_every_key_and_no_other() {
+    use clap::CommandFactory;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Leptos.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    // A key's line, set or commented out: `key = value` or `# key = value`.
+    let listed: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim_start_matches('#').trim_start().split_once(" = "))
+        .map(|(k, _)| k)
+        .filter(|k| k.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    for k in &listed {
+        assert!(
+            Settings::is_key(k),
+            "Leptos.toml lists {k}, which is no key"
+        );
+    }
+    for a in Settings::command().get_arguments() {
+        let id = a.get_id().as_str();
+        if !matches!(id, "config" | "help" | "version") {
+            assert!(listed.contains(&id), "Leptos.toml does not list {id}");
+        }
+    }
+}
+
+#[test]
 fn event_retention_is_a_week_unless_set_in_whole_days() {
     let base = || Settings {
-        controller_service_password: Some("pw".into()),
+        controller: password(),
         ..Default::default()
     };
     let retention = |s| {
@@ -64,12 +97,18 @@ fn event_retention_is_a_week_unless_set_in_whole_days() {
     let day = Duration::from_secs(24 * 3600);
     assert_eq!(retention(base()), 7 * day);
     let s = Settings {
-        controller_event_retention_days: Some(2),
+        controller: ControllerSettings {
+            controller_event_retention_days: Some(2),
+            ..password()
+        },
         ..base()
     };
     assert_eq!(retention(s), 2 * day);
     let s = Settings {
-        controller_event_retention_days: Some(0),
+        controller: ControllerSettings {
+            controller_event_retention_days: Some(0),
+            ..password()
+        },
         ..base()
     };
     let err = Config::resolve(s).unwrap_err().to_string();
@@ -78,8 +117,27 @@ fn event_retention_is_a_week_unless_set_in_whole_days() {
 
 #[test]
 fn unknown_keys_and_bad_origins_are_rejected_with_the_key_named() {
-    let err = toml::from_str::<Settings>("keystone = \"x\"").unwrap_err();
-    assert!(err.to_string().contains("unknown field"), "{err}");
+    let dir = std::env::temp_dir().join(format!("mc-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("typo.toml");
+    std::fs::write(&file, "keystone = \"x\"\ncontroller_lease_seconds = 3\n").unwrap();
+    let err = Settings::from_file(&file).unwrap_err().to_string();
+    assert!(err.contains("unknown key `keystone`"), "{err}");
+    std::fs::write(
+        &file,
+        "controller_lease_seconds = 3\ncontroller_quota_cores = 4\n",
+    )
+    .unwrap();
+    let s = Settings::from_file(&file).unwrap();
+    assert_eq!(s.controller.controller_lease_seconds, Some(3.0));
+    assert_eq!(s.controller.controller_quota_cores, Some(4));
+    std::fs::write(&file, "controller_quota_cores = \"many\"\n").unwrap();
+    let err = Settings::from_file(&file).unwrap_err().to_string();
+    assert!(
+        err.contains("controller_quota_cores") || err.contains("integer"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     let base = || Settings {
         controller_url: Some("http://k".into()),
         ..Default::default()

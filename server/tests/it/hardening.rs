@@ -363,7 +363,7 @@ async fn the_embedded_simulator_api_is_off_unless_configured_and_never_a_tenants
     };
     let off = spawn(|_| {}).await;
     assert_eq!(put(&off).await.unwrap().status(), 404);
-    let on = spawn(|s| s.controller_simulator_api = Some(true)).await;
+    let on = spawn(|s| s.controller.controller_simulator_api = Some(true)).await;
     let r = put(&on).await.unwrap();
     assert_eq!(r.status(), 403);
     assert!(r.text().await.unwrap().contains("cloud admins only"));

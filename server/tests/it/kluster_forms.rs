@@ -154,8 +154,8 @@ async fn a_change_over_someone_elses_is_refused_in_words_and_the_page_shows_the_
 #[tokio::test]
 async fn the_setup_command_points_at_the_public_url_and_offers_the_binaries() {
     let srv = crate::common::spawn(|s| {
-        s.controller_public_url = Some("https://kubernikus.example.com/".into());
-        s.controller_binaries_url = Some("https://dl.example.com/k".into());
+        s.controller.controller_public_url = Some("https://kubernikus.example.com/".into());
+        s.controller.controller_binaries_url = Some("https://dl.example.com/k".into());
     })
     .await;
     create_kluster(&srv, "alice", r#"{"name":"setup","spec":{"nodePools":[{"name":"p","size":1,"flavor":"m1.small","availabilityZone":"az-a"}]}}"#).await;

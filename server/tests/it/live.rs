@@ -19,8 +19,11 @@ async fn start(data_dir: &std::path::Path, port: u16) -> TestServer {
         keystone_url: Some(keystone_url()),
         data_dir: Some(data_dir.to_path_buf()),
         token_recheck_secs: Some(0),
-        controller_service_password: Some("mission-control-secret".into()),
-        controller_phase_seconds: Some(1.0),
+        controller: server::config::ControllerSettings {
+            controller_service_password: Some("mission-control-secret".into()),
+            controller_phase_seconds: Some(1.0),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let config = server::Config::resolve(s).expect("test config");

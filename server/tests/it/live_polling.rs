@@ -50,7 +50,7 @@ async fn read_through_polls(
 #[tokio::test]
 async fn against_a_kubernikus_without_the_stream_the_feed_polls_and_deduplicates() {
     // A dashboard with its embedded controller provides the real controller…
-    let backing = crate::common::spawn(|s| s.controller_phase_seconds = Some(1.0)).await;
+    let backing = crate::common::spawn(|s| s.controller.controller_phase_seconds = Some(1.0)).await;
     let (proxy, listings) = plain_kubernikus(backing.controller_url.clone()).await;
     // …and a second dashboard talks to it through the proxy, like to an old Kubernikus,
     // polling five times a second.

@@ -53,7 +53,7 @@ const KLUSTER: &str = r#"{"name":"scraped","spec":{"nodePools":[{"name":"small",
 
 #[tokio::test]
 async fn both_scrapes_parse_and_move_after_a_create_and_a_delete() {
-    let srv = spawn(|s| s.controller_phase_seconds = Some(0.5)).await;
+    let srv = spawn(|s| s.controller.controller_phase_seconds = Some(0.5)).await;
     let c = browser();
     login(&c, &srv, "alice", "demo").await;
     let (d0, _) = scrape(&srv.base).await;

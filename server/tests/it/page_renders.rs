@@ -57,7 +57,7 @@ fn checked_nonce(path: &str, csp: &str, html: &str) -> String {
 #[tokio::test]
 async fn every_page_fetches_each_resource_once_and_answers_after_it() {
     // The controller of one dashboard, called by a second one through a counting proxy.
-    let backing = crate::common::spawn(|s| s.controller_phase_seconds = Some(1.0)).await;
+    let backing = crate::common::spawn(|s| s.controller.controller_phase_seconds = Some(1.0)).await;
     let (upstream, calls) = counting(&backing.controller_url).await;
     let srv = crate::common::spawn(|s| s.controller_url = Some(upstream.clone())).await;
     create_kluster(

@@ -65,7 +65,7 @@ pub use project::{PassReport, ProjectPass};
 pub use runner::FULL_RESYNC_POLLS;
 
 /// Projects reconciled at once unless configured otherwise.
-pub const DEFAULT_CONCURRENCY: usize = 8;
+pub const DEFAULT_CONCURRENCY: usize = controller_settings::RECONCILE_CONCURRENCY;
 
 /// The default time budget of one project's pass: four cloud call timeouts.
 pub fn default_budget(call_timeout: Duration) -> Duration {
@@ -114,7 +114,7 @@ fn random_key() -> [u8; 32] {
 }
 
 /// The default time to live of the reconcile lease.
-pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(8);
+pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(controller_settings::LEASE_SECONDS);
 
 /// The klusters of `all` (ordered by project) grouped per project.
 pub(crate) fn by_project(all: Vec<Observed>) -> Vec<(String, Vec<Observed>)> {

@@ -60,7 +60,10 @@ pub async fn spawn(tweak: impl FnOnce(&mut Settings)) -> TestServer {
         keystone_url: Some(keystone_url()),
         data_dir: Some(data_dir.clone()),
         token_recheck_secs: Some(0),
-        controller_service_password: Some("mission-control-secret".into()),
+        controller: server::config::ControllerSettings {
+            controller_service_password: Some("mission-control-secret".into()),
+            ..Default::default()
+        },
         ..Default::default()
     };
     tweak(&mut s);

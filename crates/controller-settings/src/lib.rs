@@ -1,0 +1,416 @@
+//! The controller's settings, as one type for both of its homes: the standalone
+//! `kubernikus-controller` and the dashboard that embeds it. Each field is a configuration
+//! key (`controller_lease_seconds`), an environment variable (`MC_CONTROLLER_LEASE_SECONDS`)
+//! and a flag: `--controller-lease-seconds` in the dashboard, `--lease-seconds` in the
+//! standalone binary ([`standalone_flags`] drops the prefix). Every field is optional, so
+//! that layers merge (flag > environment > file, [`ControllerSettings::over`]); the
+//! defaults are the constants below, applied and validated once by the controller crate
+//! (`controller::settings`). A field's last sentence names its default.
+//!
+//! This crate has no dependency on the controller, so that a dashboard built without it
+//! still reads (and ignores) these keys.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Deserialize;
+
+/// Keystone user that validates tokens, unless set.
+pub const SERVICE_USER: &str = "mission-control";
+/// Its domain (and its project's), unless set.
+pub const SERVICE_DOMAIN: &str = "Default";
+/// The project its token is scoped to, unless set.
+pub const SERVICE_PROJECT: &str = "service";
+/// Seconds the reconcile lease lives, unless set.
+pub const LEASE_SECONDS: u64 = 8;
+/// Seconds a simulated control plane takes to come up, unless set.
+pub const PHASE_SECONDS: f64 = 20.0;
+/// Minutes a kluster may take to reach Running, unless set.
+pub const CREATION_TIMEOUT_MINUTES: u64 = 30;
+/// Days events are kept, unless set.
+pub const EVENT_RETENTION_DAYS: u64 = 7;
+/// Projects reconciled at once, unless set.
+pub const RECONCILE_CONCURRENCY: usize = 8;
+/// Each project's instance quota in the simulated cloud, unless set.
+pub const QUOTA_INSTANCES: u64 = 10;
+/// Each project's vCPU quota in the simulated cloud, unless set.
+pub const QUOTA_CORES: u64 = 20;
+/// Each project's RAM quota (MiB) in the simulated cloud, unless set.
+pub const QUOTA_RAM_MB: u64 = 51200;
+/// Seconds one OpenStack call may take, unless set.
+pub const OPENSTACK_TIMEOUT_SECONDS: f64 = 30.0;
+/// Tries of an OpenStack GET, unless set.
+pub const OPENSTACK_ATTEMPTS: u32 = 3;
+/// Roles of klusters' own users on their project, unless set.
+pub const OPENSTACK_KLUSTER_USER_ROLES: &str = "member";
+
+/// The controller's settings (see the crate's doc).
+#[derive(Clone, Debug, Default, Args, Deserialize)]
+pub struct ControllerSettings {
+    /// Address the controller listens on; port 0: any free port. Default: 127.0.0.1:0 in
+    /// the dashboard, 127.0.0.1:8080 standalone.
+    #[arg(long, env = "MC_CONTROLLER_LISTEN")]
+    pub controller_listen: Option<SocketAddr>,
+    /// Where its data lives: an SQLite file, or a postgres:// URL shared by several
+    /// controller replicas. Default: controller.db in the data dir (the dashboard's
+    /// data_dir; standalone, .state/data).
+    #[arg(long, env = "MC_CONTROLLER_DATABASE", hide_env_values = true)]
+    pub controller_database: Option<String>,
+    /// File with the key that seals the klusters' CA keys at rest (64 hex digits; made
+    /// when missing). Default: controller-ca.key in the data dir.
+    #[arg(long, env = "MC_CONTROLLER_CA_KEY_FILE")]
+    pub controller_ca_key_file: Option<PathBuf>,
+    /// Seconds the reconcile lease lives: a dead reconciling replica is replaced within
+    /// it (at least 1). Default: 8.
+    #[arg(long, env = "MC_CONTROLLER_LEASE_SECONDS")]
+    pub controller_lease_seconds: Option<f64>,
+    /// Policy file. Default: the built-in Kubernikus rules.
+    #[arg(long, env = "MC_CONTROLLER_POLICY")]
+    pub controller_policy: Option<PathBuf>,
+    /// URL of the controller as users' tools (kubernikusctl) reach it: the detail page's
+    /// setup command points there. Default: its listen address.
+    #[arg(long, env = "MC_CONTROLLER_PUBLIC_URL")]
+    pub controller_public_url: Option<String>,
+    /// Where kubernikusctl builds are published (`<url>/<os>/amd64/kubernikusctl`); when
+    /// set, each kluster's info lists them and the detail page offers the downloads.
+    /// Default: none.
+    #[arg(long, env = "MC_CONTROLLER_BINARIES_URL")]
+    pub controller_binaries_url: Option<String>,
+    /// Keystone user the controller validates tokens with (role service or admin).
+    /// Default: mission-control.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_USER")]
+    pub controller_service_user: Option<String>,
+    /// Its password; required. Never logged.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PASSWORD", hide_env_values = true)]
+    pub controller_service_password: Option<String>,
+    /// Domain of that user and of its project. Default: Default.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_DOMAIN")]
+    pub controller_service_domain: Option<String>,
+    /// Project its token is scoped to (in the same domain). Default: service.
+    #[arg(long, env = "MC_CONTROLLER_SERVICE_PROJECT")]
+    pub controller_service_project: Option<String>,
+    /// Seconds a simulated control plane takes to come up or upgrade; the simulated
+    /// cloud and the reconcilers' pace scale with it (tests use 1 or 2). Default: 20.
+    #[arg(long, env = "MC_CONTROLLER_PHASE_SECONDS")]
+    pub controller_phase_seconds: Option<f64>,
+    /// Minutes a kluster may take to reach Running before it gets a Warning and a status
+    /// message. Default: 30.
+    #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
+    pub controller_creation_timeout_minutes: Option<u64>,
+    /// Days events are kept after their last occurrence (then pruned). Default: 7.
+    #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS")]
+    pub controller_event_retention_days: Option<u64>,
+    /// Projects reconciled at once. Default: 8.
+    #[arg(long, env = "MC_CONTROLLER_RECONCILE_CONCURRENCY")]
+    pub controller_reconcile_concurrency: Option<usize>,
+    /// Seconds one project's reconcile pass may wait for its cloud. Default: four times
+    /// the cloud call timeout.
+    #[arg(long, env = "MC_CONTROLLER_PROJECT_BUDGET_SECONDS")]
+    pub controller_project_budget_seconds: Option<f64>,
+    /// Instance quota of each project in the simulated cloud. Default: 10.
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_INSTANCES")]
+    pub controller_quota_instances: Option<u64>,
+    /// vCPU quota of each project in the simulated cloud. Default: 20.
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_CORES")]
+    pub controller_quota_cores: Option<u64>,
+    /// RAM quota (MiB) of each project in the simulated cloud. Default: 51200.
+    #[arg(long, env = "MC_CONTROLLER_QUOTA_RAM_MB")]
+    pub controller_quota_ram_mb: Option<u64>,
+    /// Serve the simulator API (`/api/v1/simulator*`: faults and limits of the simulated
+    /// cloud, for cloud admins); never with a real cloud. Off: those paths answer 404.
+    /// Default: false.
+    #[arg(long, env = "MC_CONTROLLER_SIMULATOR_API", num_args = 0..=1, default_missing_value = "true")]
+    pub controller_simulator_api: Option<bool>,
+    /// Browser origins allowed by CORS (comma-separated). Default: none.
+    #[arg(long, env = "MC_CONTROLLER_CORS_ORIGINS", value_delimiter = ',')]
+    pub controller_cors_origins: Option<Vec<String>>,
+    /// The cloud to provision into: simulated, or openstack (a real one through the
+    /// Keystone catalog; the simulator API is then off). Default: simulated.
+    #[arg(long, env = "MC_CONTROLLER_CLOUD")]
+    pub controller_cloud: Option<String>,
+    /// OpenStack: Keystone v3 URL of the cloud. Default: the Keystone URL.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_AUTH_URL")]
+    pub controller_openstack_auth_url: Option<String>,
+    /// OpenStack: the user that acts in every kluster's project (it needs a role there).
+    /// Default: the service user.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_USER")]
+    pub controller_openstack_user: Option<String>,
+    /// OpenStack: its password; never logged. Default: the service user's.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PASSWORD", hide_env_values = true)]
+    pub controller_openstack_password: Option<String>,
+    /// OpenStack: its domain. Default: the service user's.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_USER_DOMAIN")]
+    pub controller_openstack_user_domain: Option<String>,
+    /// OpenStack: its own project, for the start-up and readiness check. Default: the
+    /// service user's.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PROJECT")]
+    pub controller_openstack_project: Option<String>,
+    /// OpenStack: that project's domain. Default: the user's domain.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_PROJECT_DOMAIN")]
+    pub controller_openstack_project_domain: Option<String>,
+    /// OpenStack: region of the catalog's endpoints. Default: any.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_REGION")]
+    pub controller_openstack_region: Option<String>,
+    /// OpenStack: which endpoints to call: public, internal or admin. Default: public.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_INTERFACE")]
+    pub controller_openstack_interface: Option<String>,
+    /// OpenStack: seconds one call may take. Default: 30.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_TIMEOUT_SECONDS")]
+    pub controller_openstack_timeout_seconds: Option<f64>,
+    /// OpenStack: tries of a GET that cannot connect or gets a 5xx (at least 1).
+    /// Default: 3.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_ATTEMPTS")]
+    pub controller_openstack_attempts: Option<u32>,
+    /// OpenStack: domain where each kluster gets a user of its own that boots its servers
+    /// (Kubernikus: kubernikus); the controller's user then needs Keystone's admin role.
+    /// Default: none (the controller's user acts for klusters).
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_DOMAIN")]
+    pub controller_openstack_kluster_user_domain: Option<String>,
+    /// OpenStack: roles of kluster users on their project, comma-separated.
+    /// Default: member.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_ROLES")]
+    pub controller_openstack_kluster_user_roles: Option<String>,
+}
+
+/// Fills in `$t`'s fields unset in `self` from `lower`.
+macro_rules! layered {
+    ($self:ident, $lower:ident, $t:ident { $($field:ident),* $(,)? }) => {
+        $t { $($field: $self.$field.or($lower.$field),)* }
+    };
+}
+
+impl ControllerSettings {
+    /// Fields set in `self` win over those of `lower` (flags over environment over file).
+    pub fn over(self, lower: ControllerSettings) -> ControllerSettings {
+        let s = self;
+        layered!(
+            s,
+            lower,
+            ControllerSettings {
+                controller_listen,
+                controller_database,
+                controller_ca_key_file,
+                controller_lease_seconds,
+                controller_policy,
+                controller_public_url,
+                controller_binaries_url,
+                controller_service_user,
+                controller_service_password,
+                controller_service_domain,
+                controller_service_project,
+                controller_phase_seconds,
+                controller_creation_timeout_minutes,
+                controller_event_retention_days,
+                controller_reconcile_concurrency,
+                controller_project_budget_seconds,
+                controller_quota_instances,
+                controller_quota_cores,
+                controller_quota_ram_mb,
+                controller_simulator_api,
+                controller_cors_origins,
+                controller_cloud,
+                controller_openstack_auth_url,
+                controller_openstack_user,
+                controller_openstack_password,
+                controller_openstack_user_domain,
+                controller_openstack_project,
+                controller_openstack_project_domain,
+                controller_openstack_region,
+                controller_openstack_interface,
+                controller_openstack_timeout_seconds,
+                controller_openstack_attempts,
+                controller_openstack_kluster_user_domain,
+                controller_openstack_kluster_user_roles,
+            }
+        )
+    }
+}
+
+/// The standalone binary's flags: `--listen` for `--controller-listen` (its names since it
+/// began; the dashboard's carry the prefix), and `--db` for `--database`.
+pub fn standalone_flags(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        let Some(long) = a
+            .get_long()
+            .and_then(|l| l.strip_prefix("controller-"))
+            .map(str::to_string)
+        else {
+            return a;
+        };
+        let db = long == "database";
+        let a = a
+            .value_name(long.to_uppercase().replace('-', "_"))
+            .long(long);
+        if db {
+            a.alias("db")
+        } else {
+            a
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, FromArgMatches, Parser};
+
+    #[derive(Debug, Parser)]
+    struct Standalone {
+        #[command(flatten)]
+        controller: ControllerSettings,
+    }
+
+    #[test]
+    fn the_standalone_binary_takes_its_flags_without_the_prefix() {
+        let cmd = standalone_flags(Standalone::command());
+        let m = cmd
+            .try_get_matches_from([
+                "c",
+                "--listen",
+                "127.0.0.1:9",
+                "--db",
+                "x.db",
+                "--simulator-api",
+            ])
+            .unwrap();
+        let s = Standalone::from_arg_matches(&m).unwrap().controller;
+        assert_eq!(s.controller_listen, Some("127.0.0.1:9".parse().unwrap()));
+        assert_eq!(s.controller_database.as_deref(), Some("x.db"));
+        assert_eq!(s.controller_simulator_api, Some(true));
+        let refused = standalone_flags(Standalone::command()).try_get_matches_from([
+            "c",
+            "--controller-listen",
+            "127.0.0.1:9",
+        ]);
+        assert!(refused.is_err());
+    }
+
+    #[test]
+    fn set_fields_win_and_every_field_is_documented_with_its_default() {
+        let flag = ControllerSettings {
+            controller_lease_seconds: Some(2.0),
+            ..Default::default()
+        };
+        let file = ControllerSettings {
+            controller_lease_seconds: Some(9.0),
+            controller_quota_cores: Some(4),
+            ..Default::default()
+        };
+        let s = flag.over(file);
+        assert_eq!(
+            (s.controller_lease_seconds, s.controller_quota_cores),
+            (Some(2.0), Some(4))
+        );
+        let cmd = Standalone::command();
+        let mut n = 0;
+        for a in cmd.get_arguments().filter(|a| a.get_id() != "help") {
+            let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(
+                help.contains("Default: ") || help.contains("required"),
+                "{} names no default: {help}",
+                a.get_id()
+            );
+            n += 1;
+        }
+        assert_eq!(n, 34, "a field was added or removed: update over() too");
+    }
+
+    /// The table of these settings in docs/operations.md, as the type says it.
+    fn table() -> String {
+        let mut out = String::from(
+            "| key (dashboard) | flag (standalone) | variable | what; default |\n|---|---|---|---|\n",
+        );
+        let standalone = standalone_flags(Standalone::command());
+        for a in standalone.get_arguments().filter(|a| a.get_id() != "help") {
+            let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let env = a
+                .get_env()
+                .map(|e| e.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out += &format!(
+                "| `{}` | `--{}` | `{env}` | {} |\n",
+                a.get_id(),
+                a.get_long().unwrap_or_default(),
+                help.replace('|', "\\|")
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn the_operations_guide_lists_every_setting_as_the_type_says_it() {
+        const BEGIN: &str = "<!-- controller settings: made by controller-settings' tests -->\n";
+        const END: &str = "<!-- end of the controller settings -->";
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/operations.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/operations.md");
+        let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
+            panic!("docs/operations.md lacks the markers {BEGIN:?} … {END:?}");
+        };
+        let (now, want) = (&doc[b + BEGIN.len()..e], table());
+        if now != want && std::env::var_os("MC_WRITE_DOCS").is_some() {
+            let doc = format!("{}{BEGIN}{want}{}", &doc[..b], &doc[e..]);
+            std::fs::write(&path, doc).expect("docs/operations.md written");
+            return;
+        }
+        assert_eq!(
+            now, want,
+            "docs/operations.md's table of the controller settings is stale: \
+             MC_WRITE_DOCS=1 cargo test -p controller-settings writes it anew"
+        );
+    }
+
+    #[test]
+    fn the_documented_defaults_are_the_constants() {
+        let cmd = Standalone::command();
+        let help = |id: &str| {
+            cmd.get_arguments()
+                .find(|a| a.get_id() == id)
+                .and_then(|a| a.get_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default()
+        };
+        let cases = [
+            ("controller_service_user", SERVICE_USER.to_string()),
+            ("controller_service_domain", SERVICE_DOMAIN.to_string()),
+            ("controller_service_project", SERVICE_PROJECT.to_string()),
+            ("controller_lease_seconds", LEASE_SECONDS.to_string()),
+            ("controller_phase_seconds", PHASE_SECONDS.to_string()),
+            (
+                "controller_creation_timeout_minutes",
+                CREATION_TIMEOUT_MINUTES.to_string(),
+            ),
+            (
+                "controller_event_retention_days",
+                EVENT_RETENTION_DAYS.to_string(),
+            ),
+            (
+                "controller_reconcile_concurrency",
+                RECONCILE_CONCURRENCY.to_string(),
+            ),
+            ("controller_quota_instances", QUOTA_INSTANCES.to_string()),
+            ("controller_quota_cores", QUOTA_CORES.to_string()),
+            ("controller_quota_ram_mb", QUOTA_RAM_MB.to_string()),
+            (
+                "controller_openstack_timeout_seconds",
+                OPENSTACK_TIMEOUT_SECONDS.to_string(),
+            ),
+            (
+                "controller_openstack_attempts",
+                OPENSTACK_ATTEMPTS.to_string(),
+            ),
+            (
+                "controller_openstack_kluster_user_roles",
+                OPENSTACK_KLUSTER_USER_ROLES.to_string(),
+            ),
+        ];
+        for (id, value) in cases {
+            let h = help(id);
+            assert!(
+                h.ends_with(&format!("Default: {value}")),
+                "{id}: {h:?} vs {value}"
+            );
+        }
+    }
+}

@@ -11,28 +11,27 @@ pub async fn delete_kluster(name: String, confirm: String) -> Result<(), AppErro
     use crate::ssr::auth::{require, session};
     use crate::ssr::state;
     let st = state();
-    let fail = crate::ssr::kluster_form_failure(&name);
-    let rec = require(&session().await?, &st)
-        .await
-        .map_err(fail.clone())?;
-    if confirm.trim() != name {
-        return Err(fail.clone()(AppError::Invalid(vec![kluster::FieldError {
-            field: "confirm".into(),
-            message: format!("Type {name} to confirm."),
-        }])));
-    }
-    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
-    st.controller_for(&rec)
-        .map_err(fail.clone())?
-        .terminate(&rec.token, &name)
-        .await
-        .map_err(|e| fail.clone()(e.into()))?;
-    tracing::info!(
-        kluster = name,
-        project = rec.project_id,
-        user = rec.user_name,
-        "kluster deletion requested"
-    );
+    crate::ssr::kluster_form(&name, async {
+        let rec = require(&session().await?, &st).await?;
+        if confirm.trim() != name {
+            return Err(AppError::Invalid(vec![kluster::FieldError {
+                field: "confirm".into(),
+                message: format!("Type {name} to confirm."),
+            }]));
+        }
+        crate::ssr::kluster_name(&name)?;
+        st.controller_for(&rec)?
+            .terminate(&rec.token, &name)
+            .await?;
+        tracing::info!(
+            kluster = name,
+            project = rec.project_id,
+            user = rec.user_name,
+            "kluster deletion requested"
+        );
+        Ok(())
+    })
+    .await?;
     leptos_axum::redirect("/");
     Ok(())
 }

@@ -25,8 +25,13 @@ pub async fn edit_kluster(
     let st = state();
     let fail = crate::ssr::kluster_form_failure(&name);
     let session = session().await?;
-    let rec = require(&session, &st).await.map_err(fail.clone())?;
-    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
+    let rec = async {
+        let rec = require(&session, &st).await?;
+        crate::ssr::kluster_name(&name)?;
+        Ok(rec)
+    }
+    .await
+    .map_err(fail.clone())?;
     let what = format!("{edit:?}");
     let typed = edit.clone();
     let c = st.controller_for(&rec).map_err(fail.clone())?;

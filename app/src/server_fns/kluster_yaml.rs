@@ -69,8 +69,13 @@ pub async fn edit_kluster_yaml(
     let st = state();
     let fail = crate::ssr::kluster_form_failure(&name);
     let session = session().await?;
-    let rec = require(&session, &st).await.map_err(fail.clone())?;
-    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
+    let rec = async {
+        let rec = require(&session, &st).await?;
+        crate::ssr::kluster_name(&name)?;
+        Ok(rec)
+    }
+    .await
+    .map_err(fail.clone())?;
     let back = format!("/klusters/{name}/yaml");
     let mut version = version.unwrap_or_default();
     let result = match step.as_str() {

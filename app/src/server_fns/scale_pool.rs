@@ -18,45 +18,42 @@ pub async fn scale_pool(
     use crate::ssr::auth::{require, session};
     use crate::ssr::state;
     let st = state();
-    let fail = crate::ssr::kluster_form_failure(&name);
-    let rec = require(&session().await?, &st)
-        .await
-        .map_err(fail.clone())?;
-    let field = "size".to_string();
-    let size: i64 = size.trim().parse().map_err(|_| {
-        fail.clone()(AppError::Invalid(vec![kluster::FieldError {
-            field: field.clone(),
-            message: "The size is a whole number of nodes (0 to 127).".into(),
-        }]))
-    })?;
-    if let Err(message) = kluster::validate::pool_size(size) {
-        return Err(fail.clone()(AppError::Invalid(vec![kluster::FieldError {
-            field,
-            message,
-        }])));
-    }
-    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
-    let shown = version.as_deref();
-    let c = st.controller_for(&rec).map_err(fail.clone())?;
-    crate::ssr::controller::update_spec(&c, &rec.token, &name, shown, |spec| {
-        let Some(p) = spec.node_pools.iter_mut().find(|p| p.name == pool) else {
-            return Err(AppError::NotFound(format!(
-                "Kluster {name} has no node pool {pool}."
-            )));
+    crate::ssr::kluster_form(&name, async {
+        let rec = require(&session().await?, &st).await?;
+        let invalid = |message: String| {
+            AppError::Invalid(vec![kluster::FieldError {
+                field: "size".into(),
+                message,
+            }])
         };
-        p.size = size;
+        let size: i64 = size
+            .trim()
+            .parse()
+            .map_err(|_| invalid("The size is a whole number of nodes (0 to 127).".into()))?;
+        kluster::validate::pool_size(size).map_err(invalid)?;
+        crate::ssr::kluster_name(&name)?;
+        let c = st.controller_for(&rec)?;
+        crate::ssr::controller::update_spec(&c, &rec.token, &name, version.as_deref(), |spec| {
+            let Some(p) = spec.node_pools.iter_mut().find(|p| p.name == pool) else {
+                return Err(AppError::NotFound(format!(
+                    "Kluster {name} has no node pool {pool}."
+                )));
+            };
+            p.size = size;
+            Ok(())
+        })
+        .await?;
+        tracing::info!(
+            kluster = name,
+            pool,
+            size,
+            project = rec.project_id,
+            user = rec.user_name,
+            "pool scaled"
+        );
         Ok(())
     })
-    .await
-    .map_err(fail.clone())?;
-    tracing::info!(
-        kluster = name,
-        pool,
-        size,
-        project = rec.project_id,
-        user = rec.user_name,
-        "pool scaled"
-    );
+    .await?;
     leptos_axum::redirect(&format!("/klusters/{name}"));
     Ok(())
 }

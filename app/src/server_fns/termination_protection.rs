@@ -12,33 +12,32 @@ pub async fn set_termination_protection(name: String, enabled: String) -> Result
     use crate::ssr::auth::{require, session};
     use crate::ssr::state;
     let st = state();
-    let fail = crate::ssr::kluster_form_failure(&name);
-    let rec = require(&session().await?, &st)
-        .await
-        .map_err(fail.clone())?;
-    let enabled: bool = match enabled.as_str() {
-        "true" => true,
-        "false" => false,
-        _ => {
-            return Err(fail.clone()(AppError::BadInput(
-                "Termination protection is either on (true) or off (false).".into(),
-            )))
-        }
-    };
-    crate::ssr::kluster_name(&name).map_err(fail.clone())?;
-    // A Kubernikus without the route: "does not offer termination protection", in words.
-    st.controller_for(&rec)
-        .map_err(fail.clone())?
-        .set_termination_protection(&rec.token, &name, enabled)
-        .await
-        .map_err(|e| fail.clone()(e.into()))?;
-    tracing::info!(
-        kluster = name,
-        enabled,
-        project = rec.project_id,
-        user = rec.user_name,
-        "termination protection set"
-    );
+    crate::ssr::kluster_form(&name, async {
+        let rec = require(&session().await?, &st).await?;
+        let enabled: bool = match enabled.as_str() {
+            "true" => true,
+            "false" => false,
+            _ => {
+                return Err(AppError::BadInput(
+                    "Termination protection is either on (true) or off (false).".into(),
+                ))
+            }
+        };
+        crate::ssr::kluster_name(&name)?;
+        // A Kubernikus without the route: "does not offer termination protection", in words.
+        st.controller_for(&rec)?
+            .set_termination_protection(&rec.token, &name, enabled)
+            .await?;
+        tracing::info!(
+            kluster = name,
+            enabled,
+            project = rec.project_id,
+            user = rec.user_name,
+            "termination protection set"
+        );
+        Ok(())
+    })
+    .await?;
     leptos_axum::redirect(&format!("/klusters/{name}"));
     Ok(())
 }

@@ -321,6 +321,17 @@ pub fn kluster_form_failure(name: &str) -> impl Fn(AppError) -> AppError + Clone
     }
 }
 
+/// Runs `body`, the work of a server function behind kluster `name`'s page, and reports
+/// its failure as [`kluster_form_failure`] says: the one place a kluster form's error
+/// becomes its redirect. (The request is read here, before `body` first runs.)
+pub async fn kluster_form<T>(
+    name: &str,
+    body: impl std::future::Future<Output = Result<T, AppError>>,
+) -> Result<T, AppError> {
+    let fail = kluster_form_failure(name);
+    body.await.map_err(fail)
+}
+
 /// `Ok` for a kluster name that keeps the naming rules (recorded into the request's span);
 /// a name that breaks them is not found (without asking the controller).
 pub fn kluster_name(name: &str) -> Result<(), AppError> {

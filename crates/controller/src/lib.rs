@@ -1,6 +1,7 @@
 //! The controller stack behind the dashboard: a Rust implementation of the Kubernikus REST
 //! API — [`api`] (axum routes per swagger operation), [`auth`] (Keystone token validation
-//! and oslo-style policy), [`store`] (SQLite) and [`run`] (start it, standalone or embedded).
+//! and oslo-style policy), [`store`] (SQLite or PostgreSQL), [`settings`] (its settings,
+//! resolved once) and [`run`] (start it, standalone or embedded).
 
 pub mod api;
 pub mod auth;

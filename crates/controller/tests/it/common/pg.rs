@@ -1,5 +1,5 @@
 //! PostgreSQL for the tests: a fresh schema per test in `MC_TEST_POSTGRES_URL` (started by
-//! scripts/test; dev-env.sh exports it).
+//! `scripts/services`, which scripts/test and `scripts/services run` use).
 
 use controller::store::Database;
 

@@ -311,15 +311,15 @@ ports_free() {
   local entry port name pid pgid cmd f home
   for entry in "db:$OS_DB_PORT" "rabbitmq:$OS_RABBIT_PORT" "epmd:$OS_EPMD_PORT" "${APIS[@]}"; do
     name=${entry%%:*} port=${entry##*:}
-    pid=$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
-    [[ -z $pid ]] && continue
-    pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')
+    pid=$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2 || true)
+    if [[ -z $pid ]]; then continue; fi
+    pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ' || true)
     home=""
     # Each service runs in a process group of its own, its leader's pid in <home>/run/.
     for f in "$RUN"/*.pid "$ROOT"/.state/*/run/*.pid; do
-      [[ -f $f && -n $pgid && "$(cat "$f")" == "$pgid" ]] && { home=${f%/run/*}; break; }
+      if [[ -f $f && -n $pgid && "$(cat "$f")" == "$pgid" ]]; then home=${f%/run/*}; break; fi
     done
-    [[ $home == "$OS_HOME" ]] && continue
+    if [[ $home == "$OS_HOME" ]]; then continue; fi
     if [[ -n $home ]]; then
       fail "port $port ($name) is held by the OpenStack in $home: free it with OS_HOME=$home scripts/openstack.sh stop"
     fi

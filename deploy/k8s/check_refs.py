@@ -47,17 +47,30 @@ def matches(selector, labels):
     return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
+CONTROLLER_SETTINGS = "crates/controller-settings/src/lib.rs"
+
+
 def settings_keys():
-    """The dashboard's configuration keys: the fields of `struct Settings`."""
-    with open(os.path.join(ROOT, "server/src/config/settings.rs")) as f:
-        text = f.read()
-    body = text[text.index("pub struct Settings"):]
-    return set(re.findall(r"pub (\w+): Option<", body))
+    """The dashboard's configuration keys: the fields of `struct Settings` and of the
+    controller's settings it flattens (`struct ControllerSettings`)."""
+    keys = set()
+    for path, struct in (("server/src/config/settings.rs", "pub struct Settings"),
+                         (CONTROLLER_SETTINGS, "pub struct ControllerSettings")):
+        with open(os.path.join(ROOT, path)) as f:
+            text = f.read()
+        body = text[text.index(struct):]
+        body = body[:body.index("\n}\n")]
+        keys |= set(re.findall(r"pub (\w+): Option<", body))
+    return keys
 
 
 def controller_env_names():
-    with open(os.path.join(ROOT, "crates/controller/src/main.rs")) as f:
-        return set(re.findall(r'env = "(MC_[A-Z_]+)"', f.read()))
+    """The variables the standalone controller reads: its own flags' and its settings'."""
+    names = set()
+    for path in ("crates/controller/src/main.rs", CONTROLLER_SETTINGS):
+        with open(os.path.join(ROOT, path)) as f:
+            names |= set(re.findall(r'env = "(MC_[A-Z_]+)"', f.read()))
+    return names
 
 
 def container_paths():
@@ -192,7 +205,7 @@ def check_controller_env(objs, ctl):
                "controller: listens on all addresses at the declared port")
     known = controller_env_names() | {"RUST_LOG"}
     for n in sorted(names - known):
-        WARNINGS.append(f"controller: {n} is not read by crates/controller/src/main.rs yet")
+        WARNINGS.append(f"controller: {n} is read by neither main.rs nor the controller's settings")
     expect("MC_CONTROLLER_SERVICE_PASSWORD" in names, "controller: the service password is set (from a Secret)")
 
 

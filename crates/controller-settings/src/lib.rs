@@ -45,8 +45,9 @@ pub const OPENSTACK_ATTEMPTS: u32 = 3;
 /// Roles of klusters' own users on their project, unless set.
 pub const OPENSTACK_KLUSTER_USER_ROLES: &str = "member";
 
-/// The controller's settings (see the crate's doc).
-#[derive(Clone, Debug, Default, Args, Deserialize)]
+/// The controller's settings (see the crate's doc). `Debug` hides the passwords and the
+/// database URL (which may hold one).
+#[derive(Clone, Default, Args, Deserialize)]
 pub struct ControllerSettings {
     /// Address the controller listens on; port 0: any free port. Default: 127.0.0.1:0 in
     /// the dashboard, 127.0.0.1:8080 standalone.
@@ -171,6 +172,33 @@ pub struct ControllerSettings {
     /// Default: member.
     #[arg(long, env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_ROLES")]
     pub controller_openstack_kluster_user_roles: Option<String>,
+}
+
+impl std::fmt::Debug for ControllerSettings {
+    /// The settings that say where and what, never a password (the database URL may hold
+    /// one).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |v: &Option<String>| v.as_ref().map(|_| "<hidden>");
+        f.debug_struct("ControllerSettings")
+            .field("controller_listen", &self.controller_listen)
+            .field("controller_database", &hidden(&self.controller_database))
+            .field("controller_service_user", &self.controller_service_user)
+            .field(
+                "controller_service_password",
+                &hidden(&self.controller_service_password),
+            )
+            .field("controller_cloud", &self.controller_cloud)
+            .field(
+                "controller_openstack_auth_url",
+                &self.controller_openstack_auth_url,
+            )
+            .field("controller_openstack_user", &self.controller_openstack_user)
+            .field(
+                "controller_openstack_password",
+                &hidden(&self.controller_openstack_password),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 /// Fills in `$t`'s fields unset in `self` from `lower`.
@@ -359,6 +387,22 @@ mod tests {
             "docs/operations.md's table of the controller settings is stale: \
              MC_WRITE_DOCS=1 cargo test -p controller-settings writes it anew"
         );
+    }
+
+    #[test]
+    fn debug_shows_no_password() {
+        let s = ControllerSettings {
+            controller_service_password: Some("service-secret".into()),
+            controller_openstack_password: Some("cloud-secret".into()),
+            controller_database: Some("postgres://u:db-secret@h/d".into()),
+            controller_service_user: Some("mission-control".into()),
+            ..Default::default()
+        };
+        let shown = format!("{s:?}");
+        assert!(shown.contains("mission-control"), "{shown}");
+        for secret in ["service-secret", "cloud-secret", "db-secret"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
     }
 
     #[test]

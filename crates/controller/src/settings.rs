@@ -175,12 +175,15 @@ fn seconds(key: &'static str, v: f64, min: Duration) -> Result<Duration, Setting
         })
 }
 
-/// `v`, if greater than 0.
-fn positive(key: &'static str, v: u64) -> Result<u64, SettingError> {
-    match v {
-        0 => Err(invalid(key, "must be greater than 0")),
-        v => Ok(v),
+/// `v` whole `unit`s (minutes, days) of setting `key`: above 0, and not too large.
+fn whole(key: &'static str, v: u64, unit: Duration) -> Result<Duration, SettingError> {
+    if v == 0 {
+        return Err(invalid(key, "must be greater than 0"));
     }
+    u32::try_from(v)
+        .ok()
+        .and_then(|v| unit.checked_mul(v))
+        .ok_or(invalid(key, "is too large"))
 }
 
 fn tuning(s: &ControllerSettings) -> Result<Tuning, SettingError> {
@@ -197,25 +200,18 @@ fn tuning(s: &ControllerSettings) -> Result<Tuning, SettingError> {
             .unwrap_or(defaults::LEASE_SECONDS as f64),
         Duration::from_secs(1),
     )?;
-    let minutes = s
-        .controller_creation_timeout_minutes
-        .unwrap_or(defaults::CREATION_TIMEOUT_MINUTES);
-    t.timing.creation_timeout = Duration::from_secs(60)
-        .checked_mul(
-            u32::try_from(positive("controller_creation_timeout_minutes", minutes)?)
-                .unwrap_or(u32::MAX),
-        )
-        .ok_or(invalid(
-            "controller_creation_timeout_minutes",
-            "is too large",
-        ))?;
-    let days = s
-        .controller_event_retention_days
-        .unwrap_or(defaults::EVENT_RETENTION_DAYS);
-    t.event_retention = u32::try_from(positive("controller_event_retention_days", days)?)
-        .ok()
-        .and_then(|d| Duration::from_secs(24 * 3600).checked_mul(d))
-        .ok_or(invalid("controller_event_retention_days", "is too large"))?;
+    t.timing.creation_timeout = whole(
+        "controller_creation_timeout_minutes",
+        s.controller_creation_timeout_minutes
+            .unwrap_or(defaults::CREATION_TIMEOUT_MINUTES),
+        Duration::from_secs(60),
+    )?;
+    t.event_retention = whole(
+        "controller_event_retention_days",
+        s.controller_event_retention_days
+            .unwrap_or(defaults::EVENT_RETENTION_DAYS),
+        Duration::from_secs(24 * 3600),
+    )?;
     t.reconcile_concurrency = match s.controller_reconcile_concurrency {
         Some(0) => {
             return Err(invalid(

@@ -10,6 +10,9 @@ pub fn next_step(event: &kluster::Event) -> Option<&'static str> {
         EventReason::FailedCreateNode if detail == Some(&EventDetail::QuotaExceeded) => {
             "The project's quota is used up: ask your cloud admin for more quota, pick a smaller flavor, or scale another pool down."
         }
+        EventReason::FailedCreateNode if detail == Some(&EventDetail::NoValidHost) => {
+            "No host in the pool's zone can place its flavor: pick another flavor or zone for the pool, or ask your cloud admin. Mission Control tries again, waiting longer each time."
+        }
         EventReason::FailedCreateNode => {
             "Nodes could not be created; Mission Control keeps retrying."
         }
@@ -23,6 +26,9 @@ pub fn next_step(event: &kluster::Event) -> Option<&'static str> {
             "Creation is taking too long: look at the warnings before this one."
         }
         EventReason::DeletedBrokenNode => "A replacement node is being created.",
+        EventReason::StoppedNode => {
+            "Someone or something stopped the node's server; Mission Control starts it once, and replaces it if it stops again (where the pool allows replacement)."
+        }
         EventReason::CloudUnavailable => {
             "The cloud did not answer; Mission Control keeps retrying."
         }

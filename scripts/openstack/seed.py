@@ -31,6 +31,10 @@ SERVICES = [  # (service user + service name, type)
     ("glance", "image"), ("cinder", "volumev3"), ("octavia", "load-balancer"),
 ]
 FLAVORS = [("m1.small", 1, 2048, 20), ("m1.medium", 2, 4096, 40), ("m1.large", 4, 8192, 80)]
+# A flavor no host can place (it requires a trait no resource provider has): Nova's
+# "No valid host was found", as a full zone answers, for the capacity-error tests.
+UNPLACEABLE = ("mc.unplaceable", 1, 2048, 20)
+UNPLACEABLE_SPECS = {"trait:CUSTOM_MC_NOWHERE": "required"}
 IMAGE = "flatcar-stable"
 DEFAULT_IMAGE = "flatcar-stable-amd64"   # kluster::defaults::IMAGE
 KLUSTER_USER_DOMAIN = "kubernikus"       # where klusters' own users are made
@@ -175,6 +179,12 @@ def seed():
         if name not in have:
             req("POST", f"{nova}/flavors", {"flavor": {"name": name, "vcpus": vcpus, "ram": ram, "disk": disk}}, tok=T)
     env["MC_TEST_OS_FLAVOR"] = FLAVORS[0][0]
+    name, vcpus, ram, disk = UNPLACEABLE
+    if name not in have:
+        f = req("POST", f"{nova}/flavors", {"flavor": {"name": name, "vcpus": vcpus, "ram": ram, "disk": disk}},
+                tok=T)[2]["flavor"]
+        req("POST", f"{nova}/flavors/{f['id']}/os-extra_specs", {"extra_specs": UNPLACEABLE_SPECS}, tok=T)
+    env["MC_TEST_OS_UNPLACEABLE_FLAVOR"] = name
 
     # IMAGE for the tests, and the Kubernikus API's default image name, which the dashboard's
     # create form leaves in place.

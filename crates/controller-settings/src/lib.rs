@@ -28,6 +28,11 @@ pub const LEASE_SECONDS: u64 = 8;
 pub const PHASE_SECONDS: f64 = 20.0;
 /// Minutes a kluster may take to reach Running, unless set.
 pub const CREATION_TIMEOUT_MINUTES: u64 = 30;
+/// Seconds a pool waits before its next server after one failed (e.g. Nova found no
+/// host), unless set; it doubles with each failure in a row.
+pub const CREATE_RETRY_SECONDS: f64 = 30.0;
+/// The longest such wait in seconds, unless set.
+pub const CREATE_RETRY_CAP_SECONDS: f64 = 300.0;
 /// Days events are kept, unless set.
 pub const EVENT_RETENTION_DAYS: u64 = 7;
 /// Projects reconciled at once, unless set.
@@ -99,6 +104,14 @@ pub struct ControllerSettings {
     /// message. Default: 30.
     #[arg(long, env = "MC_CONTROLLER_CREATION_TIMEOUT_MINUTES")]
     pub controller_creation_timeout_minutes: Option<u64>,
+    /// Seconds a pool waits before asking for another server after one failed in the
+    /// cloud (ERROR: e.g. no host could place it); the wait doubles with each failure in a
+    /// row and ends with the first server that comes up. Default: 30.
+    #[arg(long, env = "MC_CONTROLLER_CREATE_RETRY_SECONDS")]
+    pub controller_create_retry_seconds: Option<f64>,
+    /// The longest such wait, in seconds. Default: 300.
+    #[arg(long, env = "MC_CONTROLLER_CREATE_RETRY_CAP_SECONDS")]
+    pub controller_create_retry_cap_seconds: Option<f64>,
     /// Days events are kept after their last occurrence (then pruned). Default: 7.
     #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS")]
     pub controller_event_retention_days: Option<u64>,
@@ -229,6 +242,8 @@ impl ControllerSettings {
                 controller_service_project,
                 controller_phase_seconds,
                 controller_creation_timeout_minutes,
+                controller_create_retry_seconds,
+                controller_create_retry_cap_seconds,
                 controller_event_retention_days,
                 controller_reconcile_concurrency,
                 controller_project_budget_seconds,

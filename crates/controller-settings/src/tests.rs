@@ -62,7 +62,7 @@ fn set_fields_win_and_every_field_is_documented_with_its_default() {
         );
         n += 1;
     }
-    assert_eq!(n, 34, "a field was added or removed: update over() too");
+    assert_eq!(n, 36, "a field was added or removed: update over() too");
 }
 
 /// The table of these settings in docs/operations.md, as the type says it.
@@ -144,6 +144,14 @@ fn the_documented_defaults_are_the_constants() {
         (
             "controller_creation_timeout_minutes",
             CREATION_TIMEOUT_MINUTES.to_string(),
+        ),
+        (
+            "controller_create_retry_seconds",
+            CREATE_RETRY_SECONDS.to_string(),
+        ),
+        (
+            "controller_create_retry_cap_seconds",
+            CREATE_RETRY_CAP_SECONDS.to_string(),
         ),
         (
             "controller_event_retention_days",

@@ -50,6 +50,8 @@ async fn main() {
             upgrade: Duration::ZERO,
             creation_timeout: Duration::from_secs(3600),
             register_timeout: Duration::from_secs(3600),
+            create_retry: Duration::from_secs(1),
+            create_retry_cap: Duration::from_secs(4),
         },
         Duration::from_secs(30),
     );

@@ -206,6 +206,18 @@ fn tuning(s: &ControllerSettings) -> Result<Tuning, SettingError> {
             .unwrap_or(defaults::CREATION_TIMEOUT_MINUTES),
         Duration::from_secs(60),
     )?;
+    t.timing.create_retry = seconds(
+        "controller_create_retry_seconds",
+        s.controller_create_retry_seconds
+            .unwrap_or(defaults::CREATE_RETRY_SECONDS),
+        Duration::from_millis(100),
+    )?;
+    t.timing.create_retry_cap = seconds(
+        "controller_create_retry_cap_seconds",
+        s.controller_create_retry_cap_seconds
+            .unwrap_or(defaults::CREATE_RETRY_CAP_SECONDS.max(t.timing.create_retry.as_secs_f64())),
+        t.timing.create_retry,
+    )?;
     t.event_retention = whole(
         "controller_event_retention_days",
         s.controller_event_retention_days

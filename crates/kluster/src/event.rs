@@ -58,7 +58,10 @@ pub enum EventReason {
     ConfigurationError,
     /// The cloud did not answer this pass.
     CloudUnavailable,
-    /// A node's server was created.
+    /// Extension: a node's server was asked for; `SuccessfulCreateNode` follows when it is
+    /// up.
+    CreatingNode,
+    /// A node's server was created and is up (ACTIVE).
     SuccessfulCreateNode,
     /// A node's server could not be created (e.g. quota).
     FailedCreateNode,
@@ -68,6 +71,9 @@ pub enum EventReason {
     FailedDeleteNode,
     /// A broken node (ERROR, or never registered) was deleted to be replaced.
     DeletedBrokenNode,
+    /// Extension: a node was found stopped (SHUTOFF, SUSPENDED, …) and started, or could
+    /// not be.
+    StoppedNode,
     /// Deorbit waits for the kluster's volumes to go.
     WaitingForDeorbitVolumes,
     /// Deorbit waits for the kluster's load balancers to go.
@@ -100,11 +106,13 @@ const KNOWN: &[(EventReason, &str)] = &[
     (EventReason::FailedCreate, "FailedCreate"),
     (EventReason::ConfigurationError, "ConfigurationError"),
     (EventReason::CloudUnavailable, "CloudUnavailable"),
+    (EventReason::CreatingNode, "CreatingNode"),
     (EventReason::SuccessfulCreateNode, "SuccessfulCreateNode"),
     (EventReason::FailedCreateNode, "FailedCreateNode"),
     (EventReason::SuccessfulDeleteNode, "SuccessfulDeleteNode"),
     (EventReason::FailedDeleteNode, "FailedDeleteNode"),
     (EventReason::DeletedBrokenNode, "DeletedBrokenNode"),
+    (EventReason::StoppedNode, "StoppedNode"),
     (
         EventReason::WaitingForDeorbitVolumes,
         "WaitingForDeorbitVolumes",
@@ -185,6 +193,8 @@ pub enum EventDetail {
     QuotaExceeded,
     /// Several routers fit the kluster: one has to be chosen.
     SeveralRouters,
+    /// Nova found no host to place a server on (a full zone, or a flavor no host fits).
+    NoValidHost,
     /// A detail this code does not know, kept as sent.
     Other(String),
 }
@@ -195,6 +205,7 @@ impl EventDetail {
         match self {
             EventDetail::QuotaExceeded => "QuotaExceeded",
             EventDetail::SeveralRouters => "SeveralRouters",
+            EventDetail::NoValidHost => "NoValidHost",
             EventDetail::Other(s) => s,
         }
     }
@@ -204,6 +215,7 @@ impl EventDetail {
         match s {
             "QuotaExceeded" => EventDetail::QuotaExceeded,
             "SeveralRouters" => EventDetail::SeveralRouters,
+            "NoValidHost" => EventDetail::NoValidHost,
             other => EventDetail::Other(other.to_string()),
         }
     }
@@ -293,7 +305,11 @@ mod tests {
         let json = serde_json::to_value(&quota).unwrap();
         assert_eq!(json["detail"], "QuotaExceeded");
         assert_eq!(serde_json::from_value::<Event>(json).unwrap(), quota);
-        for d in [EventDetail::QuotaExceeded, EventDetail::SeveralRouters] {
+        for d in [
+            EventDetail::QuotaExceeded,
+            EventDetail::SeveralRouters,
+            EventDetail::NoValidHost,
+        ] {
             assert_eq!(EventDetail::parse(d.as_str()), d);
         }
         assert_eq!(

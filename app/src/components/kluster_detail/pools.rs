@@ -8,7 +8,7 @@ use super::pool_edit::{AddPoolForm, RemovePoolForm};
 use super::scale::ScaleForm;
 use crate::components::form_failure::{action_error, ActionError};
 use crate::components::scroll_region::ScrollRegion;
-use crate::components::style::{H2, MUTED, ROW, SECTION, TABLE, THEAD};
+use crate::components::style::{H2, MUTED, NOTICE, ROW, SECTION, TABLE, THEAD};
 use crate::server_fns::{EditKluster, ScalePool};
 
 /// A pool as the spec wants it, with what the controller reports of it.
@@ -55,6 +55,10 @@ pub fn PoolsSection(
         "Schedulable",
         "Size",
     ];
+    let waits = pools
+        .iter()
+        .filter_map(|(pool, info)| Some(retry_notice(&pool.name, info.create_retry.as_ref()?)))
+        .collect_view();
     let rows = pools
         .into_iter()
         .map(|(pool, info)| {
@@ -75,6 +79,7 @@ pub fn PoolsSection(
                     <tbody>{rows}</tbody>
                 </table>
             </ScrollRegion>
+            {waits}
             <ActionError error=action_error(scale) field="size"/>
             {admin.then(|| view! {
                 <p class=format!("mt-2 text-sm {MUTED}")>"To remove a pool, scale it to 0 first."</p>
@@ -82,6 +87,22 @@ pub fn PoolsSection(
                 <ActionError error=action_error(edit)/>
             })}
         </section>
+    }
+}
+
+/// Why a pool's servers fail and when the next is asked for (`p[data-retry=<pool>]`).
+fn retry_notice(pool: &str, r: &kluster::CreateRetry) -> impl IntoView {
+    let servers = match r.failures {
+        1 => "1 new server".to_string(),
+        n => format!("{n} new servers in a row"),
+    };
+    let when = r.next_try.replace('T', " ").replace('Z', " UTC");
+    view! {
+        <p class=format!("mt-3 {NOTICE}") data-retry=pool.to_string()>
+            {format!("Pool {pool}: {servers} failed in the cloud: {} The next one is asked for at ", r.reason)}
+            <time datetime=r.next_try.clone()>{when}</time>
+            "; the wait grows with each failure."
+        </p>
     }
 }
 

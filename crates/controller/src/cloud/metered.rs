@@ -149,6 +149,19 @@ impl Cloud for MeteredCloud {
         )
     }
 
+    fn start_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        timed(
+            &self.metrics,
+            "start_server",
+            project,
+            self.inner.start_server(project, id),
+        )
+    }
+
     fn delete_server<'a>(
         &'a self,
         project: &'a str,

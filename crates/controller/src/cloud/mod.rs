@@ -114,8 +114,11 @@ pub enum ServerStatus {
     Build,
     /// Up.
     Active,
-    /// Failed; it will never come up.
+    /// Failed; it will never come up (Nova's reason in [`Server::fault`]).
     Error,
+    /// Exists but is not running: SHUTOFF, SUSPENDED, PAUSED, SHELVED (someone stopped it,
+    /// or the host did); a start may bring it back.
+    Stopped,
     /// Being deleted.
     Deleting,
 }
@@ -181,6 +184,8 @@ pub struct Server {
     pub node: Option<NodeState>,
     /// Time since the server was created.
     pub age: Duration,
+    /// Why it failed, in the cloud's words (Nova's `fault.message`), for one in ERROR.
+    pub fault: Option<String>,
 }
 
 /// A server as a brief listing names it ([`Cloud::kluster_servers_brief`]).
@@ -317,6 +322,16 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         project: &'a str,
         spec: &'a ServerSpec,
     ) -> BoxFuture<'a, Result<Server, CloudError>>;
+
+    /// Starts a stopped server (Nova's `os-start`). The default: the cloud cannot.
+    fn start_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        let _ = (project, id);
+        Box::pin(async { Err(CloudError::new("this cloud cannot start servers")) })
+    }
 
     /// Deletes a server (it shows as `Deleting` until it is gone).
     fn delete_server<'a>(

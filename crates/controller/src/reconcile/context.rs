@@ -30,17 +30,34 @@ pub struct Timing {
     pub creation_timeout: Duration,
     /// Flight deletes servers not registered as nodes this long after boot (45 min).
     pub register_timeout: Duration,
+    /// A pool's wait before its next server after one failed in the cloud (30 s); it
+    /// doubles with each failure in a row, up to `create_retry_cap`.
+    pub create_retry: Duration,
+    /// The longest such wait (5 min).
+    pub create_retry_cap: Duration,
 }
 
 impl Timing {
-    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min).
+    /// Creating and upgrading take `phase`; the timeouts are Kubernikus's (30 and 45 min);
+    /// a failed server is retried after 30 s, doubling up to 5 min.
     pub fn scaled(phase: Duration) -> Timing {
         Timing {
             create: phase,
             upgrade: phase,
             creation_timeout: Duration::from_secs(30 * 60),
             register_timeout: Duration::from_secs(45 * 60),
+            create_retry: Duration::from_secs(30),
+            create_retry_cap: Duration::from_secs(300),
         }
+    }
+
+    /// The wait after the `failures`-th failure in a row: [`Timing::create_retry`],
+    /// doubled for each failure before, at most [`Timing::create_retry_cap`].
+    pub fn create_wait(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(20);
+        self.create_retry
+            .saturating_mul(1u32 << doublings)
+            .min(self.create_retry_cap)
     }
 }
 
@@ -115,6 +132,8 @@ pub struct Outcome {
     pub grounded: BTreeSet<String>,
     /// Ids of servers created (launch).
     pub launched: Vec<String>,
+    /// Ids of stopped servers started (flight).
+    pub started: BTreeSet<String>,
     /// Ids of servers deleted by a scale-down (launch).
     pub dropped: BTreeSet<String>,
     /// Nothing is left of the kluster: it can be removed (deorbit).
@@ -131,6 +150,7 @@ impl Outcome {
         self.refused += other.refused;
         self.grounded.extend(other.grounded);
         self.launched.extend(other.launched);
+        self.started.extend(other.started);
         self.dropped.extend(other.dropped);
         self.removed |= other.removed;
         self.next = self.next.and(other.next);
@@ -307,7 +327,7 @@ impl Ctx<'_> {
 fn controller_of(reason: &EventReason) -> &'static str {
     use EventReason::*;
     match reason {
-        DeletedBrokenNode => "flight",
+        DeletedBrokenNode | StoppedNode => "flight",
         WaitingForDeorbitVolumes
         | WaitingForDeorbitLoadBalancers
         | WaitingForDeorbitRoutes
@@ -317,9 +337,8 @@ fn controller_of(reason: &EventReason) -> &'static str {
         | SuccessfulDeorbitRoutes
         | SuccessfulDeorbit
         | FailedDeorbit => "deorbit",
-        SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode | FailedDeleteNode => {
-            "launch"
-        }
+        CreatingNode | SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode
+        | FailedDeleteNode => "launch",
         CloudUnavailable => "reconcile",
         _ => "ground",
     }

@@ -89,6 +89,7 @@ impl Ctx<'_> {
                 status: ServerStatus::Deleting,
                 node: None,
                 age: Duration::ZERO,
+                fault: None,
             }));
         }
         Some(servers)

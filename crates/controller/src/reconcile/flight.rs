@@ -3,22 +3,30 @@
 //! as nodes within it are deleted, so that launch replaces them. Where nothing reports nodes
 //! ([`NodeSource::Unknown`], a real cloud) a server is never deleted for not registering:
 //! only for ERROR or for building too long (e.g. its boot message lost while RabbitMQ was
-//! down).
+//! down). A new server in ERROR (one launch made that never came up) is a failure of its
+//! pool: the event carries Nova's reason and the pool waits before the next
+//! ([`super::launch::retry`]). A stopped server (SHUTOFF, …) is started once; when it stops
+//! again it is replaced where its pool allows replacement ([`stopped`]).
 
 use std::time::Duration;
+
+use std::collections::BTreeMap;
 
 use kluster::{EventReason, Kluster, KlusterPhase};
 
 use super::context::{Ctx, KlusterView, Outcome};
+use super::launch::{belongs, retry};
 use super::next::Next;
 use crate::cloud::{NodeKnowledge, NodeSource, Server, ServerStatus};
-use crate::store::StoreError;
+use crate::store::{ServerMark, StoreError};
 
 /// Why flight removes a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Why {
     /// Nova put it in ERROR.
     Errored,
+    /// It stopped again after flight started it.
+    StoppedAgain,
     /// It was up but never registered as a node within the allowed time.
     NeverRegistered,
     /// Nova was still building it after the allowed time.
@@ -69,8 +77,53 @@ pub fn plan_with(
         .collect()
 }
 
+/// What flight does with a stopped server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoppedAction {
+    /// Start it (the first time it is found stopped).
+    Start,
+    /// Replace it: it stopped again after a start, and its pool allows replacement.
+    Replace,
+    /// Leave it: it stopped again, and its pool does not allow replacement.
+    Hold,
+}
+
+/// The stopped servers of `k` among `servers` and what to do with each, given the
+/// reconciler's `marks` (a started server is marked [`ServerMark::Started`]).
+pub fn stopped<'a>(
+    k: &Kluster,
+    servers: &[&'a Server],
+    marks: &BTreeMap<String, ServerMark>,
+) -> Vec<(&'a Server, StoppedAction)> {
+    servers
+        .iter()
+        .filter(|s| s.status == ServerStatus::Stopped)
+        .map(|s| {
+            if marks.get(&s.id) != Some(&ServerMark::Started) {
+                return (*s, StoppedAction::Start);
+            }
+            let pool = k
+                .spec
+                .node_pools
+                .iter()
+                .find(|p| belongs(s, &k.name, &p.name));
+            let allowed = pool
+                .and_then(|p| p.config.as_ref())
+                .and_then(|c| c.allow_replace)
+                .unwrap_or(kluster::defaults::ALLOW_REPLACE);
+            // A server of a removed pool is launch's to delete.
+            match (pool, allowed) {
+                (Some(_), true) => (*s, StoppedAction::Replace),
+                (Some(_), false) => (*s, StoppedAction::Hold),
+                (None, _) => (*s, StoppedAction::Hold),
+            }
+        })
+        .collect()
+}
+
 /// Flight's executor for one running kluster: deletes its broken servers (launch replaces
-/// them) and says why; the deleted ids are in the outcome's `grounded`.
+/// them) and says why, and starts or replaces its stopped ones; the deleted ids are in the
+/// outcome's `grounded`, the started ones in its `started`.
 pub async fn reconcile(
     k: &mut Kluster,
     o: &KlusterView<'_>,
@@ -83,13 +136,43 @@ pub async fn reconcile(
     if k.status.phase != KlusterPhase::Running {
         return Ok(out);
     }
-    let name = k.name.as_str();
+    let name = k.name.clone();
     let register_timeout = ctx.timing().register_timeout;
-    let mine = super::launch::of_kluster(servers, name);
+    let mine = super::launch::of_kluster(servers, &name);
     let nodes = ctx.cloud().node_source();
-    for g in plan_with(&mine, register_timeout, nodes) {
+    let marks = &o.stored.marks;
+    let mut removals = plan_with(&mine, register_timeout, nodes);
+    for (s, action) in stopped(k, &mine, marks) {
+        match action {
+            StoppedAction::Start => start(k, s, ctx, &mut out).await?,
+            StoppedAction::Replace => removals.push(Removal {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                why: Why::StoppedAgain,
+            }),
+            StoppedAction::Hold => {
+                let message = format!(
+                    "Node {} stopped again after it was started; its pool does not allow replacing nodes: start it by hand, or allow replacement",
+                    s.name
+                );
+                ctx.warn(k, EventReason::StoppedNode, &message).await?;
+            }
+        }
+    }
+    for g in removals {
+        let server = mine.iter().find(|s| s.id == g.id);
+        // A new server that never came up failed its pool: the pool waits before the next.
+        let new = marks.get(&g.id) == Some(&ServerMark::Booting);
+        let pool = server.and_then(|s| {
+            k.spec
+                .node_pools
+                .iter()
+                .find(|p| belongs(s, &name, &p.name))
+                .cloned()
+        });
         let why = match g.why {
             Why::Errored => "it went into ERROR".to_string(),
+            Why::StoppedAgain => "it stopped again after it was started".to_string(),
             Why::NeverRegistered => format!(
                 "it did not register as a node within {}",
                 super::context::human(register_timeout)
@@ -107,9 +190,36 @@ pub async fn reconcile(
                 out.grounded.insert(g.id.clone());
                 out.deleted += 1;
                 out.next = out.next.and(Next::soon());
-                let message = format!("Deleted node {}: {why}; a new one replaces it", g.name);
-                ctx.warn(k, EventReason::DeletedBrokenNode, &message)
-                    .await?;
+                match (g.why, new, &pool) {
+                    (Why::Errored, true, Some(pool)) => {
+                        let fault = server.and_then(|s| s.fault.as_deref());
+                        let (message, detail) = retry::failure_message(pool, fault);
+                        let (reason, _) = retry::reason(pool, fault);
+                        let now = time::OffsetDateTime::now_utc();
+                        let timing = ctx.timing();
+                        retry::record_failure(
+                            &mut k.status.node_pools,
+                            pool,
+                            &reason,
+                            &timing,
+                            now,
+                        );
+                        ctx.warn_with(k, EventReason::FailedCreateNode, detail, &message)
+                            .await?;
+                    }
+                    _ => {
+                        let fault = match server.and_then(|s| s.fault.as_deref()) {
+                            Some(f) if g.why == Why::Errored => format!(" ({f})"),
+                            _ => String::new(),
+                        };
+                        let message = format!(
+                            "Deleted node {}: {why}{fault}; a new one replaces it",
+                            g.name
+                        );
+                        ctx.warn(k, EventReason::DeletedBrokenNode, &message)
+                            .await?;
+                    }
+                }
             }
             Err(e) => {
                 out.next = out.next.and(Next::backoff());
@@ -136,6 +246,31 @@ pub async fn reconcile(
     Ok(out)
 }
 
+/// Starts stopped server `s` of `k` (once: it is marked started) and says so.
+async fn start(
+    k: &Kluster,
+    s: &Server,
+    ctx: &Ctx<'_>,
+    out: &mut Outcome,
+) -> Result<(), StoreError> {
+    match ctx.call(ctx.cloud().start_server(ctx.project, &s.id)).await {
+        Ok(()) => {
+            out.started.insert(s.id.clone());
+            out.next = out.next.and(Next::soon());
+            let message = format!(
+                "Node {} was found stopped; it was started (if it stops again it is replaced, where its pool allows)",
+                s.name
+            );
+            ctx.warn(k, EventReason::StoppedNode, &message).await
+        }
+        Err(e) => {
+            out.next = out.next.and(Next::backoff());
+            let message = format!("Node {} is stopped and could not be started: {e}", s.name);
+            ctx.warn(k, EventReason::StoppedNode, &message).await
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +287,7 @@ mod tests {
                 cordoned: false,
             }),
             age: Duration::from_secs(age),
+            fault: None,
         }
     }
 

@@ -3,6 +3,8 @@
 //! (running) or deorbit (terminating) — and write back what the reconcilers own. A
 //! kluster whose reconciliation fails (a store error) is logged and the pass goes on.
 
+use std::collections::BTreeMap;
+
 use kluster::{EventReason, KlusterPhase};
 use tracing::Instrument;
 
@@ -10,7 +12,7 @@ use super::context::{Ctx, KlusterView, Outcome, Seen};
 use super::next::Next;
 use super::{deorbit, flight, ground, launch};
 use crate::cloud::{CloudError, ServerStatus};
-use crate::store::{self, StoreError};
+use crate::store::{self, ServerMark, StoreError};
 
 /// What one pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -145,7 +147,9 @@ impl Ctx<'_> {
     }
 
     /// Records the ids of kluster `o`'s servers after this pass (listed or looked up, less
-    /// those deleted, plus those created) when they changed.
+    /// those deleted, plus those created) with their marks, when they changed: a server
+    /// created is booting until it is listed as anything but booting; a server started
+    /// stays marked started.
     async fn record(
         &self,
         o: &store::Observed,
@@ -160,22 +164,45 @@ impl Ctx<'_> {
             }
             let left = o.servers.iter().filter(|id| !out.dropped.contains(*id));
             let ids: Vec<String> = left.cloned().collect();
-            return self.store().record_servers(self.project, name, &ids).await;
+            return self
+                .store()
+                .record_servers(self.project, name, &ids, &o.marks)
+                .await;
         };
-        let mut ids: Vec<String> = servers
+        let listed: Vec<&crate::cloud::Server> = servers
             .iter()
             .filter(|s| &s.kluster == name && s.status != ServerStatus::Deleting)
+            .filter(|s| !out.grounded.contains(&s.id) && !out.dropped.contains(&s.id))
+            .collect();
+        let mut ids: Vec<String> = listed
+            .iter()
             .map(|s| s.id.clone())
-            .filter(|id| !out.grounded.contains(id) && !out.dropped.contains(id))
             .chain(out.launched.iter().cloned())
             .collect();
         ids.sort();
         ids.dedup();
+        let mut marks = BTreeMap::new();
+        for s in &listed {
+            let mark = match o.marks.get(&s.id) {
+                _ if out.started.contains(&s.id) => Some(ServerMark::Started),
+                Some(ServerMark::Booting) if s.status == ServerStatus::Build => {
+                    Some(ServerMark::Booting)
+                }
+                Some(ServerMark::Started) => Some(ServerMark::Started),
+                _ => None,
+            };
+            if let Some(m) = mark {
+                marks.insert(s.id.clone(), m);
+            }
+        }
+        for id in &out.launched {
+            marks.insert(id.clone(), ServerMark::Booting);
+        }
         let mut known = o.servers.clone();
         known.sort();
-        if ids != known {
+        if ids != known || marks != o.marks {
             self.store()
-                .record_servers(self.project, name, &ids)
+                .record_servers(self.project, name, &ids, &marks)
                 .await?;
         }
         Ok(())

@@ -5,7 +5,7 @@ use kluster::Kluster;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{now_text, Observed, Store, StoreError, StoredKluster};
+use super::{now_text, Observed, ServerMark, Store, StoreError, StoredKluster};
 
 pub(super) const COLUMNS: &str =
     "body, creator, termination_protected, uid, created_at, resource_version";
@@ -191,6 +191,11 @@ impl Store {
                 let created: String = r.try_get(4)?;
                 let phase_since: String = r.try_get(7)?;
                 let servers: String = r.try_get(8)?;
+                let entries: Vec<(&str, Option<ServerMark>)> = servers
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(ServerMark::split)
+                    .collect();
                 let age = since(&created)?;
                 Ok(Observed {
                     project: r.try_get(6)?,
@@ -201,28 +206,36 @@ impl Store {
                         since(&phase_since)?
                     },
                     age,
-                    servers: servers
-                        .split(',')
-                        .filter(|s| !s.is_empty())
-                        .map(String::from)
+                    servers: entries.iter().map(|(id, _)| id.to_string()).collect(),
+                    marks: entries
+                        .iter()
+                        .filter_map(|(id, m)| Some((id.to_string(), (*m)?)))
                         .collect(),
                 })
             })
             .collect()
     }
 
-    /// Records the ids of kluster `name`'s servers (the reconciler's memory of what exists;
-    /// not a change of the kluster: nobody is notified).
+    /// Records the ids of kluster `name`'s servers with their `marks` (the reconciler's
+    /// memory of what exists; not a change of the kluster: nobody is notified).
     #[tracing::instrument(name = "store", skip_all, fields(store.operation = "record_servers"))]
     pub async fn record_servers(
         &self,
         project: &str,
         name: &str,
         ids: &[String],
+        marks: &std::collections::BTreeMap<String, ServerMark>,
     ) -> Result<(), StoreError> {
         self.check_ready()?;
+        let entries: Vec<String> = ids
+            .iter()
+            .map(|id| match marks.get(id) {
+                Some(m) => format!("{id}:{}", m.as_str()),
+                None => id.clone(),
+            })
+            .collect();
         sqlx::query("UPDATE klusters SET server_ids = $1 WHERE project_id = $2 AND name = $3")
-            .bind(ids.join(","))
+            .bind(entries.join(","))
             .bind(project)
             .bind(name)
             .execute(&self.pool)

@@ -71,6 +71,39 @@ pub struct Observed {
     pub age: std::time::Duration,
     /// Ids of its servers as the reconciler last recorded them ([`Store::record_servers`]).
     pub servers: Vec<String>,
+    /// What the reconciler remembers about some of those servers beyond their ids.
+    pub marks: std::collections::BTreeMap<String, ServerMark>,
+}
+
+/// What the reconciler remembers about one of a kluster's servers beyond its id (stored
+/// beside it in the list of server ids as `id:booting` or `id:started`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerMark {
+    /// Launch created it and it has not been seen up yet: its `SuccessfulCreateNode` is
+    /// still to come.
+    Booting,
+    /// It was found stopped and started once: if it stops again it is replaced.
+    Started,
+}
+
+impl ServerMark {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerMark::Booting => "booting",
+            ServerMark::Started => "started",
+        }
+    }
+
+    /// Splits a stored entry (`id` or `id:mark`); an unknown mark is dropped.
+    pub fn split(entry: &str) -> (&str, Option<ServerMark>) {
+        match entry.split_once(':') {
+            Some((id, "booting")) => (id, Some(ServerMark::Booting)),
+            Some((id, "started")) => (id, Some(ServerMark::Started)),
+            Some((id, _)) => (id, None),
+            None => (entry, None),
+        }
+    }
 }
 
 /// The controller's database.

@@ -22,6 +22,7 @@ mod operator_ops;
 mod parsers;
 mod postgres;
 mod reconcile;
+mod reconcile_capacity;
 mod reconcile_deorbit;
 mod reconcile_faults;
 mod reconcile_projects;

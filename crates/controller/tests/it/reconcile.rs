@@ -18,7 +18,10 @@ async fn a_kluster_gets_its_nodes_and_pool_status_follows_them() {
     w.pass().await; // → Running, servers created
     let k = w.get("k").await.unwrap();
     assert_eq!(k.status.phase, KlusterPhase::Running);
-    assert_eq!(k.status.node_pools[0].running, 2, "starting servers count");
+    assert_eq!(
+        k.status.node_pools[0].running, 0,
+        "booting servers are no running nodes yet"
+    );
     assert_eq!(k.status.node_pools[0].healthy, 0);
     let names: Vec<String> = w.servers("k").await.into_iter().map(|s| s.name).collect();
     assert_eq!(names.len(), 3);
@@ -68,6 +71,9 @@ async fn scaling_past_quota_says_which_quota_and_keeps_pool_status_current() {
     w.resize("k", 0, 9).await; // the project may have 6 servers
     w.run(3, Duration::from_secs(1)).await;
     assert_eq!(w.servers("k").await.len(), 6);
+    let pool = &w.get("k").await.unwrap().status.node_pools[0];
+    assert_eq!(pool.running, 2, "the new ones are still booting");
+    w.run(1, BOOT).await;
     let failed: Vec<_> = w
         .events("k")
         .await
@@ -189,18 +195,25 @@ async fn flight_replaces_errored_and_never_registered_servers() {
     w.pass().await;
     w.pass().await;
     w.set_faults(Faults::default()).await;
-    w.run(1, BOOT).await; // ERROR now: flight deletes it; launch creates a new one
+    w.run(1, BOOT).await; // ERROR now: flight deletes it and the pool waits (1 s here)
     let events = w.events("k").await;
-    let grounded: Vec<_> = events
+    let failed: Vec<_> = events
         .iter()
-        .filter(|e| e.reason == "DeletedBrokenNode")
+        .filter(|e| e.reason == "FailedCreateNode")
         .collect();
-    assert_eq!(grounded.len(), 1, "{events:?}");
-    assert!(grounded[0].message.contains("went into ERROR"));
-    w.run(2, BOOT + REGISTER).await;
-    let live = w.servers("k").await;
-    assert_eq!(live.len(), 1);
-    assert!(live[0].node.is_some());
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert!(failed[0].message.contains("in ERROR"));
+    assert!(w.servers("k").await.is_empty(), "deleted");
+    // After the wait a new one is asked for, and comes up.
+    testkit::eventually(Duration::from_secs(5), "a new node", || async {
+        w.run(1, BOOT + REGISTER).await;
+        let live = w.servers("k").await;
+        match live.as_slice() {
+            [s] if s.node.is_some() => Ok(()),
+            _ => Err(format!("{live:?}")),
+        }
+    })
+    .await;
 
     // A server that never registers is deleted after the registration timeout.
     w.set_faults(Faults {

@@ -92,6 +92,27 @@ pub struct NodePoolInfo {
     /// not read), so `healthy` and `schedulable` say nothing. Absent when false.
     #[serde(default, rename = "healthUnknown", skip_serializing_if = "is_false")]
     pub health_unknown: bool,
+    /// Extension: the cloud failed this pool's latest servers (e.g. Nova found no host for
+    /// them), so new ones wait; absent while creates succeed.
+    #[serde(
+        default,
+        rename = "createRetry",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub create_retry: Option<CreateRetry>,
+}
+
+/// Extension: why a pool's servers fail and when the next one is tried. The wait grows
+/// with each failure in a row, up to a cap, and ends with the first server that comes up.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateRetry {
+    /// Servers that failed in a row.
+    pub failures: u32,
+    /// The cloud's words for the latest failure, with advice where it is known.
+    pub reason: String,
+    /// When the next server is asked for (RFC 3339, UTC).
+    #[serde(rename = "nextTry")]
+    pub next_try: String,
 }
 
 fn is_false(b: &bool) -> bool {

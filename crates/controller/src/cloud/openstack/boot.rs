@@ -1,4 +1,4 @@
-//! Booting a server in Nova: flavor and image resolved from their names, the kluster's
+//! Booting (and starting) a server in Nova: flavor and image resolved from their names, the kluster's
 //! network and security group, metadata and tags naming the kluster, user data; sent with
 //! the kluster's own user's token when it has one.
 
@@ -83,7 +83,29 @@ impl Api {
             status: ServerStatus::Build,
             node: None,
             age: Duration::ZERO,
+            fault: None,
         })
+    }
+
+    /// Starts a stopped server (`POST /servers/{id}/action` with `os-start`). Nova answers
+    /// 409 when it is not stopped any more: that is success too.
+    pub(super) async fn start_server(&self, project: &str, id: &str) -> Result<(), CloudError> {
+        let path = format!("servers/{}/action", super::compute::segment(id));
+        let body = json!({ "os-start": null });
+        let reply = self
+            .send(
+                project,
+                Service::Compute,
+                Method::POST,
+                &path,
+                &[],
+                Some(&body),
+            )
+            .await?;
+        if reply.status == 409 {
+            return Ok(());
+        }
+        reply.ok().map(drop)
     }
 }
 

@@ -15,6 +15,9 @@ use crate::cloud::{CloudError, Quota, Server, ServerBrief, ServerStatus, Usage};
 /// Server metadata key naming the kluster a server belongs to.
 pub const KLUSTER_KEY: &str = "kluster";
 
+/// The most of a fault's message kept (Nova's can carry a traceback for admins).
+const FAULT_CHARS: usize = 300;
+
 /// Tag every server the controller boots carries (beside `kluster=<name>`).
 pub const TAG: &str = "kubernikus";
 
@@ -102,6 +105,16 @@ pub(super) struct NovaServer {
     /// Addresses by network name.
     #[serde(default)]
     pub(super) addresses: HashMap<String, Vec<NovaAddress>>,
+    /// Why it failed (servers in ERROR): Nova shows `fault.message` to the project.
+    #[serde(default)]
+    pub(super) fault: Option<NovaFault>,
+}
+
+/// A server's fault as Nova shows it (`details` are for admins; `message` is enough).
+#[derive(Deserialize)]
+pub(super) struct NovaFault {
+    #[serde(default)]
+    pub(super) message: String,
 }
 
 /// One address of a server.
@@ -120,9 +133,11 @@ struct GlanceImage {
 }
 
 /// Nova's status (and task state) as the controller sees it: BUILD and REBUILD boot; ERROR
-/// failed; DELETED, SOFT_DELETED and any server whose task is `deleting` are going; every
-/// other status (ACTIVE, SHUTOFF, REBOOT, RESIZE, UNKNOWN, …) is a server that exists and
-/// did not fail, so `Active` — whether its node works is the kluster's to say.
+/// failed; DELETED, SOFT_DELETED and any server whose task is `deleting` are going;
+/// SHUTOFF, SUSPENDED, PAUSED, SHELVED and SHELVED_OFFLOADED are stopped (a start may bring
+/// them back); every other status (ACTIVE, REBOOT, HARD_REBOOT, RESIZE, VERIFY_RESIZE,
+/// MIGRATING, UNKNOWN, …) is a server that exists and did not fail, so `Active` — whether
+/// its node works is the kluster's to say.
 pub fn status_of(status: &str, task_state: Option<&str>) -> ServerStatus {
     if task_state == Some("deleting") {
         return ServerStatus::Deleting;
@@ -131,6 +146,9 @@ pub fn status_of(status: &str, task_state: Option<&str>) -> ServerStatus {
         "BUILD" | "REBUILD" => ServerStatus::Build,
         "ERROR" => ServerStatus::Error,
         "DELETED" | "SOFT_DELETED" => ServerStatus::Deleting,
+        "SHUTOFF" | "SUSPENDED" | "PAUSED" | "SHELVED" | "SHELVED_OFFLOADED" => {
+            ServerStatus::Stopped
+        }
         _ => ServerStatus::Active,
     }
 }
@@ -155,13 +173,21 @@ impl NovaServer {
     /// As a [`Server`] (no node: that comes from the kluster's Kubernetes API), if it
     /// belongs to a kluster.
     pub(super) fn to_server(&self, now: OffsetDateTime) -> Option<Server> {
+        let status = status_of(&self.status, self.task_state.as_deref());
+        let fault = self
+            .fault
+            .as_ref()
+            .map(|f| f.message.trim())
+            .filter(|m| !m.is_empty() && status == ServerStatus::Error)
+            .map(|m| m.chars().take(FAULT_CHARS).collect());
         Some(Server {
             id: self.id.clone(),
             name: self.name.clone(),
             kluster: self.kluster()?.to_string(),
-            status: status_of(&self.status, self.task_state.as_deref()),
+            status,
             node: None,
             age: age_of(&self.created, now),
+            fault,
         })
     }
 }

@@ -212,6 +212,14 @@ impl Cloud for OpenStackCloud {
         })
     }
 
+    fn start_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        Box::pin(self.api.start_server(project, id))
+    }
+
     fn delete_server<'a>(
         &'a self,
         project: &'a str,

@@ -31,6 +31,7 @@ pub use catalog::{FLAVORS, IMAGES, ZONES};
 pub use faults::{Faults, Limits, SimProject};
 pub use serving::clock::Clock;
 use state::ProjectState;
+pub use state::NO_VALID_HOST;
 
 /// How fast the simulated cloud is, and the quota every project starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +230,22 @@ impl Cloud for SimCloud {
         Box::pin(async move {
             self.gate(project).await?;
             self.create(project, spec).await
+        })
+    }
+
+    fn start_server<'a>(
+        &'a self,
+        project: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), CloudError>> {
+        Box::pin(async move {
+            self.gate(project).await?;
+            self.set_stopped(project, |s| s.id == id, false)
+                .await?
+                .then_some(())
+                .ok_or_else(|| {
+                    CloudError::new(format!("Instance {id} could not be found. (HTTP 404)"))
+                })
         })
     }
 

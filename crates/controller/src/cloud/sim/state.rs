@@ -13,6 +13,9 @@ use crate::cloud::{
     CloudError, NodeState, Quota, ResourceKind, Server, ServerSpec, ServerStatus, Usage,
 };
 
+/// Nova's fault for a server no host could place: the simulator's servers in ERROR carry it.
+pub const NO_VALID_HOST: &str = "No valid host was found. There are not enough hosts available.";
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct SimServer {
     pub(super) id: String,
@@ -26,6 +29,9 @@ pub(super) struct SimServer {
     pub(super) cordoned: bool,
     pub(super) routed: bool,
     pub(super) deleted: Option<Duration>,
+    /// Stopped (SHUTOFF) by hand ([`SimCloud::stop`]) until started again.
+    #[serde(default)]
+    pub(super) stopped: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -101,6 +107,37 @@ impl SimCloud {
         .await
     }
 
+    /// Stops the server named `name` (Nova's SHUTOFF, as if someone stopped it); false if
+    /// there is none.
+    pub async fn stop(&self, project: &str, name: &str) -> Result<bool, CloudError> {
+        self.set_stopped(project, |s| s.name == name, true).await
+    }
+
+    /// Stops or starts the first server `pick` finds; false if none.
+    pub(super) async fn set_stopped(
+        &self,
+        project: &str,
+        pick: impl Fn(&SimServer) -> bool,
+        stopped: bool,
+    ) -> Result<bool, CloudError> {
+        self.with_project(project, |p| {
+            let found = match p
+                .servers
+                .iter_mut()
+                .find(|s| pick(s) && s.deleted.is_none())
+            {
+                Some(s) => {
+                    s.stopped = stopped;
+                    true
+                }
+                None => false,
+            };
+            p.dirty |= found;
+            found
+        })
+        .await
+    }
+
     /// What is left in the cloud of `kluster`: server names and resource names, including
     /// ones still being deleted. Empty when the kluster left no debris.
     pub async fn debris(&self, project: &str, kluster: &str) -> Result<Vec<String>, CloudError> {
@@ -131,6 +168,9 @@ impl SimCloud {
         }
         if s.error {
             return (ServerStatus::Error, None);
+        }
+        if s.stopped {
+            return (ServerStatus::Stopped, None);
         }
         let node = (s.registers && now >= s.created + self.config.boot + self.config.register)
             .then_some(NodeState {
@@ -298,6 +338,7 @@ impl SimCloud {
             cordoned: false,
             routed: false,
             deleted: None,
+            stopped: false,
         };
         let shown = self.show(&s, now);
         p.servers.push(s);
@@ -336,6 +377,7 @@ impl SimCloud {
             status,
             node,
             age: now.saturating_sub(s.created),
+            fault: (status == ServerStatus::Error).then(|| NO_VALID_HOST.to_string()),
         }
     }
 }

@@ -172,6 +172,7 @@ mod tests {
             status,
             node: None,
             age: Duration::ZERO,
+            fault: None,
         }
     }
 

@@ -8,6 +8,8 @@ const T: Timing = Timing {
     upgrade: Duration::from_secs(5),
     creation_timeout: Duration::from_secs(100),
     register_timeout: Duration::from_secs(100),
+    create_retry: Duration::from_secs(1),
+    create_retry_cap: Duration::from_secs(4),
 };
 
 fn router(id: &str, subnets: &[&str]) -> Router {

@@ -2,15 +2,16 @@
 
 use kluster::{EventDetail, EventReason, Kluster};
 
-use super::plan_with;
-use super::prefix;
-use crate::cloud::{CloudErrorKind, ServerSpec};
+use super::{belongs, plan_with, prefix, retry};
+use crate::cloud::{CloudErrorKind, ServerSpec, ServerStatus};
 use crate::reconcile::context::{Ctx, KlusterView, Outcome, CALLS_AT_ONCE};
 use crate::reconcile::next::Next;
+use crate::store::ServerMark;
 use crate::store::StoreError;
 
-/// Launch's executor for one running kluster: deletes the servers its plan removes (not
-/// those flight grounded), creates the missing ones, and writes the pools' status into `k`.
+/// Launch's executor for one running kluster: announces servers that came up, deletes the
+/// servers its plan removes (not those flight grounded), creates the missing ones (unless
+/// the pool waits after failures: [`super::retry`]), and writes the pools' status into `k`.
 pub async fn reconcile(
     k: &mut Kluster,
     o: &KlusterView<'_>,
@@ -23,6 +24,32 @@ pub async fn reconcile(
     let name = k.name.clone();
     let plan = plan_with(k, servers, ctx.cloud().node_source());
     let mut pools = plan.pools.clone();
+    retry::carry(&k.status.node_pools, &mut pools);
+    // Servers launch made that are up now: announced once, and their pool's wait ends.
+    let mine = super::of_kluster(servers, &name);
+    for s in &mine {
+        let booting = o.stored.marks.get(&s.id) == Some(&ServerMark::Booting);
+        if !booting || s.status != ServerStatus::Active {
+            continue;
+        }
+        let pool = k
+            .spec
+            .node_pools
+            .iter()
+            .position(|p| belongs(s, &name, &p.name));
+        if let Some(info) = pool.and_then(|i| pools.get_mut(i)) {
+            info.create_retry = None;
+        }
+        let message = format!("Successfully created node {}", s.name);
+        ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
+            .await?;
+    }
+    // A pool with nothing to create waits for nothing.
+    for (i, info) in pools.iter_mut().enumerate() {
+        if !plan.create.iter().any(|(p, _)| *p == i) {
+            info.create_retry = None;
+        }
+    }
     // Deletes go out together too; their events follow in plan order.
     let removals: Vec<_> = plan
         .delete
@@ -38,15 +65,28 @@ pub async fn reconcile(
         if ctx
             .node_deleted(k, &r.id, &r.name, &result, &mut out)
             .await?
+            && r.active
         {
             if let Some(info) = r.pool.and_then(|i| pools.get_mut(i)) {
                 info.running -= 1;
             }
         }
     }
+    // Pools waiting after failures ask for nothing until their time, then for one server.
+    let now = time::OffsetDateTime::now_utc();
+    let mut wait: Option<std::time::Duration> = None;
+    let mut creates = Vec::new();
+    for (i, count) in plan.create {
+        let retry = pools[i].create_retry.as_ref();
+        match retry::remaining(retry, now) {
+            Some(left) => wait = Some(wait.map_or(left, |w| w.min(left))),
+            None if retry.is_some() => creates.push((i, 1)),
+            None => creates.push((i, count)),
+        }
+    }
     // Servers are booted by the kluster's own user when the cloud makes one.
     let mut user = None;
-    if !plan.create.is_empty() {
+    if !creates.is_empty() {
         match super::super::users::ensure(k, ctx).await? {
             Ok(u) => user = u,
             Err(e) => {
@@ -62,7 +102,7 @@ pub async fn reconcile(
     // The missing servers go out together, as a direct client would send them; results
     // are read back in order, so events keep the pools' order.
     let mut specs = Vec::new();
-    for (i, count) in plan.create {
+    for (i, count) in creates {
         let pool = &k.spec.node_pools[i];
         for _ in 0..count {
             specs.push((
@@ -96,13 +136,12 @@ pub async fn reconcile(
         let created = ctx.calls(creates).await;
         for (&(i, _), result) in asked.into_iter().zip(created) {
             match result {
+                // Asked for; announced when it is up.
                 Ok(server) => {
                     out.created += 1;
                     out.launched.push(server.id.clone());
-                    pools[i].running += 1;
-                    let message = format!("Successfully created node {}", server.name);
-                    ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
-                        .await?;
+                    let message = format!("Creating node {}", server.name);
+                    ctx.normal(k, EventReason::CreatingNode, &message).await?;
                 }
                 // The same error for the rest of the wave: one warning says it.
                 Err(_) if refused_pools.contains(&i) => {}
@@ -118,15 +157,17 @@ pub async fn reconcile(
             }
         }
     }
-    // Refused: again after a growing delay, unless something else is still on its way.
-    let mine = super::of_kluster(servers, &name);
-    let short = pools.iter().any(|p| p.running != p.size);
+    // Refused: again after a growing delay, unless something else is still on its way;
+    // a pool waiting after failures: again at its time.
     let busy = out.created > 0 || out.deleted > 0 || super::plan::in_progress(&pools, &mine);
-    out.next = match (busy, out.refused > 0, short) {
-        (true, ..) | (false, false, true) => Next::soon(),
-        (false, true, _) => Next::backoff(),
-        (false, false, false) => Next::change(),
+    out.next = match (busy, out.refused > 0) {
+        (true, _) => Next::soon(),
+        (false, true) => Next::backoff(),
+        (false, false) => Next::change(),
     };
+    if let Some(w) = wait {
+        out.next = out.next.and(Next::after(w));
+    }
     k.status.node_pools = pools;
     Ok(out)
 }

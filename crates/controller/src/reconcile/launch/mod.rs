@@ -1,7 +1,10 @@
 //! The launch reconciler (Kubernikus's launchctl): per node pool
-//! `needed = size − running − starting`; servers are named `kks-<kluster>-<pool>-<5 chars>`;
-//! scale-down removes unregistered servers first, then cordoned nodes, then the youngest.
-//! Servers of pools that no longer exist are removed.
+//! `needed = size − running − starting − stopped`, where running counts ACTIVE servers only;
+//! servers are named `kks-<kluster>-<pool>-<5 chars>`; scale-down removes booting, stopped
+//! and unregistered servers first, then cordoned nodes, then the youngest. Servers of pools
+//! that no longer exist are removed. A server is announced (`SuccessfulCreateNode`) when it
+//! is first seen ACTIVE; after servers failed in the cloud a pool waits before the next
+//! (`retry.rs`).
 //!
 //! - [`plan`](plan()) and [`needs_confirmation`] (in `plan.rs`): the pure decision.
 //! - [`reconcile`] (in `execute.rs`): the executor.
@@ -11,6 +14,7 @@ use crate::cloud::Server;
 
 mod execute;
 mod plan;
+pub mod retry;
 #[cfg(test)]
 mod tests;
 

@@ -16,6 +16,8 @@ pub struct Removal {
     pub name: String,
     /// Index of its pool in the spec (`None`: the pool was removed).
     pub pool: Option<usize>,
+    /// It was ACTIVE (counted as running).
+    pub active: bool,
 }
 
 /// What launch does with one kluster.
@@ -65,6 +67,7 @@ pub fn plan_with(k: &Kluster, servers: &[Server], nodes: NodeSource) -> Plan {
                 id: s.id.clone(),
                 name: s.name.clone(),
                 pool: None,
+                active: s.status == ServerStatus::Active,
             });
         }
     }
@@ -78,35 +81,45 @@ fn plan_pool(
     servers: &[&Server],
     nodes: NodeSource,
 ) -> (NodePoolInfo, i64, Vec<Removal>) {
+    // Booting, up or stopped: each is a node of the pool (flight starts stopped ones).
     let live: Vec<&Server> = servers
         .iter()
         .copied()
-        .filter(|s| matches!(s.status, ServerStatus::Build | ServerStatus::Active))
+        .filter(|s| {
+            matches!(
+                s.status,
+                ServerStatus::Build | ServerStatus::Active | ServerStatus::Stopped
+            )
+        })
         .collect();
+    let active = || live.iter().filter(|s| s.status == ServerStatus::Active);
     let count = |f: fn(NodeState) -> bool| {
-        live.iter()
+        active()
             .filter(|s| matches!(nodes.node(s), NodeKnowledge::Known(n) if f(n)))
             .count() as i64
     };
     let info = NodePoolInfo {
         name: pool.name.clone(),
         size: pool.size,
-        running: live.len() as i64,
+        running: active().count() as i64,
         healthy: count(|n| n.ready),
         schedulable: count(|n| n.ready && !n.cordoned),
         health_unknown: nodes == NodeSource::Unknown,
+        create_retry: None,
     };
     let needed = pool.size - live.len() as i64;
     if needed >= 0 {
         return (info, needed, Vec::new());
     }
-    // Scale down: unregistered first, then cordoned, then the rest; youngest first.
+    // Scale down: booting, stopped and unregistered first, then cordoned, then the rest;
+    // youngest first.
     let mut victims = live;
     victims.sort_by_key(|s| {
-        let rank = match nodes.node(s) {
-            NodeKnowledge::NotRegistered => 0,
-            NodeKnowledge::Known(n) if n.cordoned => 1,
-            NodeKnowledge::Known(_) | NodeKnowledge::Unknown => 2,
+        let rank = match (s.status, nodes.node(s)) {
+            (ServerStatus::Build | ServerStatus::Stopped, _) => 0,
+            (_, NodeKnowledge::NotRegistered) => 0,
+            (_, NodeKnowledge::Known(n)) if n.cordoned => 1,
+            (_, NodeKnowledge::Known(_) | NodeKnowledge::Unknown) => 2,
         };
         (rank, s.age)
     });
@@ -117,6 +130,7 @@ fn plan_pool(
             id: s.id.clone(),
             name: s.name.clone(),
             pool: Some(index),
+            active: s.status == ServerStatus::Active,
         })
         .collect();
     (info, 0, delete)

@@ -16,6 +16,7 @@ fn server(name: &str, status: ServerStatus, node: Option<(bool, bool)>, age: u64
         status,
         node: node.map(|(ready, cordoned)| NodeState { ready, cordoned }),
         age: Duration::from_secs(age),
+        fault: None,
     }
 }
 
@@ -44,11 +45,22 @@ fn needed_is_size_minus_running_minus_starting() {
     type Case = (i64, Vec<Server>, i64, (i64, i64, i64));
     let cases: Vec<Case> = vec![
         (3, vec![], 3, (0, 0, 0)),
+        // A booting server is no running node yet, but none is created in its place.
         (
             3,
             vec![server("kks-k-a-aaaaa", Build, None, 1)],
             2,
-            (1, 0, 0),
+            (0, 0, 0),
+        ),
+        // Nor is a stopped one (flight starts it).
+        (
+            2,
+            vec![
+                server("kks-k-a-aaaaa", Stopped, None, 9),
+                server("kks-k-a-bbbbb", Active, Some((true, false)), 9),
+            ],
+            0,
+            (1, 1, 1),
         ),
         (
             2,
@@ -150,6 +162,7 @@ fn servers_of_removed_pools_go() {
             id: "id-kks-k-gone-bbbbb".into(),
             name: "kks-k-gone-bbbbb".into(),
             pool: None,
+            active: true,
         }]
     );
 }
@@ -178,7 +191,7 @@ fn an_empty_listing_for_pools_that_had_servers_is_confirmed_first() {
 }
 
 #[test]
-fn unknown_nodes_are_never_counted_healthy_and_the_youngest_go_first() {
+fn unknown_nodes_are_never_counted_healthy_and_booting_then_youngest_go_first() {
     use crate::cloud::NodeSource;
     let servers = vec![
         server("kks-k-a-aaaaa", Active, None, 30),
@@ -187,10 +200,22 @@ fn unknown_nodes_are_never_counted_healthy_and_the_youngest_go_first() {
     ];
     let p = plan_with(&kluster(&[("a", 2)]), &servers, NodeSource::Unknown);
     let info = &p.pools[0];
-    assert_eq!((info.running, info.healthy, info.schedulable), (3, 0, 0));
+    assert_eq!((info.running, info.healthy, info.schedulable), (2, 0, 0));
     assert!(info.health_unknown);
     let gone: Vec<&str> = p.delete.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(gone, ["kks-k-a-bbbbb"]);
+    assert_eq!(
+        gone,
+        ["kks-k-a-ccccc"],
+        "a booting server goes before any node"
+    );
+    let up: Vec<Server> = servers
+        .iter()
+        .filter(|s| s.status == Active)
+        .cloned()
+        .collect();
+    let p = plan_with(&kluster(&[("a", 1)]), &up, NodeSource::Unknown);
+    let gone: Vec<&str> = p.delete.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(gone, ["kks-k-a-bbbbb"], "then the youngest");
     let known = plan(&kluster(&[("a", 2)]), &servers);
     assert!(!known.pools[0].health_unknown);
 }

@@ -45,6 +45,9 @@ pub async fn start(auth_url: &str, cloud: CloudChoice, tag: &str) -> controller:
     config.tuning.reconcile_every = Duration::from_millis(500);
     config.tuning.call_timeout = Duration::from_secs(20);
     config.tuning.project_budget = Duration::from_secs(60);
+    // A pool whose servers fail waits 3 s, doubling up to 12 s (30 s to 5 min in use).
+    config.tuning.timing.create_retry = Duration::from_secs(3);
+    config.tuning.timing.create_retry_cap = Duration::from_secs(12);
     controller::run::start(config, std::future::pending())
         .await
         .expect("controller starts")

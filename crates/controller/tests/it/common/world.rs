@@ -62,6 +62,8 @@ pub fn reconciler(store: &Store, cloud: Arc<dyn Cloud>) -> Reconciler {
             upgrade: Duration::ZERO,
             creation_timeout: Duration::from_secs(3600),
             register_timeout: Duration::from_secs(60),
+            create_retry: Duration::from_secs(1),
+            create_retry_cap: Duration::from_secs(4),
         },
         Duration::from_millis(200),
     )

@@ -351,7 +351,17 @@ fn nova_statuses_map_onto_the_controllers() {
     assert_eq!(status_of("ERROR", Some("deleting")), ServerStatus::Deleting);
     assert_eq!(status_of("DELETED", None), ServerStatus::Deleting);
     assert_eq!(status_of("SOFT_DELETED", None), ServerStatus::Deleting);
-    assert_eq!(status_of("SHUTOFF", None), ServerStatus::Active);
+    for stopped in [
+        "SHUTOFF",
+        "SUSPENDED",
+        "PAUSED",
+        "SHELVED",
+        "SHELVED_OFFLOADED",
+    ] {
+        assert_eq!(status_of(stopped, None), ServerStatus::Stopped, "{stopped}");
+    }
+    assert_eq!(status_of("HARD_REBOOT", None), ServerStatus::Active);
+    assert_eq!(status_of("RESIZE", None), ServerStatus::Active);
 }
 
 #[tokio::test]

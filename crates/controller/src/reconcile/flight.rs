@@ -142,6 +142,7 @@ pub async fn reconcile(
     let nodes = ctx.cloud().node_source();
     let marks = &o.stored.marks;
     let mut removals = plan_with(&mine, register_timeout, nodes);
+    let faults = faults_of(&mine, marks, &mut removals, ctx, &mut out).await;
     for (s, action) in stopped(k, &mine, marks) {
         match action {
             StoppedAction::Start => start(k, s, ctx, &mut out).await?,
@@ -192,7 +193,7 @@ pub async fn reconcile(
                 out.next = out.next.and(Next::soon());
                 match (g.why, new, &pool) {
                     (Why::Errored, true, Some(pool)) => {
-                        let fault = server.and_then(|s| s.fault.as_deref());
+                        let fault = faults.get(&g.id).map(String::as_str);
                         let (message, detail) = retry::failure_message(pool, fault);
                         let (reason, _) = retry::reason(pool, fault);
                         let now = time::OffsetDateTime::now_utc();
@@ -244,6 +245,52 @@ pub async fn reconcile(
         out.next = out.next.and(Next::at(now + left));
     }
     Ok(out)
+}
+
+/// How long after its creation a new server in ERROR may wait for Nova's reason: Nova
+/// writes the server's state before its fault, so a listing can show the one without the
+/// other.
+const FAULT_GRACE: Duration = Duration::from_secs(60);
+
+/// Nova's reasons for the new servers in ERROR among `removals`, by id: from the listing,
+/// else asked for one by one. One whose reason is not written yet stays for a later pass
+/// (until [`FAULT_GRACE`]).
+async fn faults_of(
+    mine: &[&Server],
+    marks: &BTreeMap<String, ServerMark>,
+    removals: &mut Vec<Removal>,
+    ctx: &Ctx<'_>,
+    out: &mut Outcome,
+) -> BTreeMap<String, String> {
+    let mut faults = BTreeMap::new();
+    let mut later = Vec::new();
+    for r in removals.iter().filter(|r| r.why == Why::Errored) {
+        if marks.get(&r.id) != Some(&ServerMark::Booting) {
+            continue;
+        }
+        let Some(s) = mine.iter().find(|s| s.id == r.id) else {
+            continue;
+        };
+        let fault = match &s.fault {
+            Some(f) => Some(f.clone()),
+            None => match ctx.call(ctx.cloud().server(ctx.project, &s.id)).await {
+                Ok(Some(found)) => found.fault,
+                _ => None,
+            },
+        };
+        match fault {
+            Some(f) => {
+                faults.insert(r.id.clone(), f);
+            }
+            None if s.age < FAULT_GRACE => later.push(r.id.clone()),
+            None => {}
+        }
+    }
+    if !later.is_empty() {
+        removals.retain(|r| !later.contains(&r.id));
+        out.next = out.next.and(Next::soon());
+    }
+    faults
 }
 
 /// Starts stopped server `s` of `k` (once: it is marked started) and says so.

@@ -28,17 +28,18 @@ async fn an_unplaceable_pool_waits_longer_each_time_and_says_why() {
     })
     .await;
     w.add(kluster("k", &[("a", 1)])).await;
-    // For 6 s of wall time, passes as fast as they go, each a boot time later on the
-    // simulated clock: every server asked for is in ERROR at the next pass.
+    // For 6 s of wall time, passes as fast as they go, each half a boot time later on the
+    // simulated clock: a pass sees each server asked for booting, the next one in ERROR.
     let until = Instant::now() + Duration::from_secs(6);
     let mut passes = 0;
     while Instant::now() < until {
-        w.run(1, BOOT).await;
+        w.run(1, BOOT / 2).await;
         passes += 1;
     }
     let asked = with_reason(&w, "k", "CreatingNode").await.len();
     // Waits of 1, 2 and 4 s after the failures: at most 4 servers in 6 s (without the
-    // wait, one every other pass).
+    // wait, one every other pass; with a wait that forgot its failures while a server
+    // booted, one a second).
     assert!(
         (2..=4).contains(&asked),
         "{asked} servers asked for in {passes} passes"

@@ -44,9 +44,10 @@ pub async fn reconcile(
         ctx.normal(k, EventReason::SuccessfulCreateNode, &message)
             .await?;
     }
-    // A pool with nothing to create waits for nothing.
-    for (i, info) in pools.iter_mut().enumerate() {
-        if !plan.create.iter().any(|(p, _)| *p == i) {
+    // A pool with all its nodes running waits for nothing (one still booting keeps the
+    // wait: it may fail too).
+    for info in pools.iter_mut() {
+        if info.running >= info.size {
             info.create_retry = None;
         }
     }

@@ -135,7 +135,7 @@ struct GlanceImage {
 /// Nova's status (and task state) as the controller sees it: BUILD and REBUILD boot; ERROR
 /// failed; DELETED, SOFT_DELETED and any server whose task is `deleting` are going;
 /// SHUTOFF, SUSPENDED, PAUSED, SHELVED and SHELVED_OFFLOADED are stopped (a start may bring
-/// them back); every other status (ACTIVE, REBOOT, HARD_REBOOT, RESIZE, VERIFY_RESIZE,
+/// them back) unless their task is to come up (`powering-on`, …); every other status (ACTIVE, REBOOT, HARD_REBOOT, RESIZE, VERIFY_RESIZE,
 /// MIGRATING, UNKNOWN, …) is a server that exists and did not fail, so `Active` — whether
 /// its node works is the kluster's to say.
 pub fn status_of(status: &str, task_state: Option<&str>) -> ServerStatus {
@@ -146,12 +146,27 @@ pub fn status_of(status: &str, task_state: Option<&str>) -> ServerStatus {
         "BUILD" | "REBUILD" => ServerStatus::Build,
         "ERROR" => ServerStatus::Error,
         "DELETED" | "SOFT_DELETED" => ServerStatus::Deleting,
+        // Being started (powering-on, resuming, …): on its way up, no longer stopped.
+        "SHUTOFF" | "SUSPENDED" | "PAUSED" | "SHELVED" | "SHELVED_OFFLOADED"
+            if task_state.is_some_and(|t| STARTING.contains(&t)) =>
+        {
+            ServerStatus::Active
+        }
         "SHUTOFF" | "SUSPENDED" | "PAUSED" | "SHELVED" | "SHELVED_OFFLOADED" => {
             ServerStatus::Stopped
         }
         _ => ServerStatus::Active,
     }
 }
+
+/// Nova's task states of a stopped server on its way up.
+const STARTING: &[&str] = &[
+    "powering-on",
+    "resuming",
+    "unpausing",
+    "unshelving",
+    "spawning",
+];
 
 /// Time since `created` (RFC 3339); zero when unreadable or in the future.
 pub fn age_of(created: &str, now: OffsetDateTime) -> Duration {

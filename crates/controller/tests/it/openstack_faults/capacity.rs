@@ -3,6 +3,7 @@
 //! zone does. The controller names Nova's reason on the timeline, asks for one server per
 //! try, waits longer after each failure (3 s doubling to 12 s here), and announces nothing
 //! as created. Before the fix: 68 creates in 120 s, "Successfully created node" each time.
+//! And a server stopped by hand (SHUTOFF) is started once, and replaced when it stops again.
 
 use serde_json::{json, Value};
 use tokio::time::Instant;
@@ -81,4 +82,53 @@ async fn a_flavor_no_host_can_place_is_named_and_tried_less_and_less() {
     );
     f.delete(&name).await;
     f.lap("deleted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_stopped_by_hand_is_started_then_replaced_when_it_stops_again() {
+    let Some(f) = Fixture::new("shutoff").await else {
+        return;
+    };
+    let name = f.name("s");
+    f.create(&name, 1).await;
+    let first = f.active(&name, 1, Duration::from_secs(120)).await;
+    let id = first[0]["id"].as_str().unwrap_or_default().to_string();
+    f.lap("1 ACTIVE");
+    let status = |servers: &[Value], id: &str| {
+        let s = servers.iter().find(|s| s["id"] == id);
+        s.map(|s| s["status"].as_str().unwrap_or_default().to_string())
+    };
+    f.direct.stop_server(&id).await;
+    testkit::eventually(
+        Duration::from_secs(60),
+        "SHUTOFF seen, then started",
+        || async {
+            let events = f.events(&name).await;
+            let said = !of(&events, "StoppedNode").is_empty();
+            let now = status(&f.direct.servers(&name).await, &id);
+            match (said, now.as_deref()) {
+                (true, Some("ACTIVE")) => Ok(()),
+                _ => Err(format!("Nova: {now:?}; events: {events:?}")),
+            }
+        },
+    )
+    .await;
+    f.lap("stopped by hand, started by the controller");
+    f.direct.stop_server(&id).await;
+    until(Duration::from_secs(120), "replaced", || async {
+        let s = f.direct.servers(&name).await;
+        let new_up = s.len() == 1 && s[0]["id"] != id.as_str() && s[0]["status"] == "ACTIVE";
+        new_up.then_some(())
+    })
+    .await;
+    let events = f.events(&name).await;
+    let replaced = of(&events, "DeletedBrokenNode");
+    assert!(
+        replaced.iter().any(|e| e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("stopped again"))),
+        "{events:?}"
+    );
+    f.lap("stopped again, replaced");
+    f.delete(&name).await;
 }

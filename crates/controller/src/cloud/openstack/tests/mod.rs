@@ -360,6 +360,14 @@ fn nova_statuses_map_onto_the_controllers() {
     ] {
         assert_eq!(status_of(stopped, None), ServerStatus::Stopped, "{stopped}");
     }
+    assert_eq!(
+        status_of("SHUTOFF", Some("powering-on")),
+        ServerStatus::Active
+    );
+    assert_eq!(
+        status_of("SHUTOFF", Some("powering-off")),
+        ServerStatus::Stopped
+    );
     assert_eq!(status_of("HARD_REBOOT", None), ServerStatus::Active);
     assert_eq!(status_of("RESIZE", None), ServerStatus::Active);
 }

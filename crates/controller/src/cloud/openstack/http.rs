@@ -1,19 +1,27 @@
 //! Calls to OpenStack services: the project's token and endpoint, a timeout on every call,
-//! GETs tried again with backoff on connection errors and 5xx, one new sign-in (same scope)
-//! on a 401, OpenStack's error bodies turned into [`CloudError`]s with the cloud's words,
-//! and list pagination. Identical GETs asked at the same time share one request. Tokens
-//! travel in headers marked sensitive and are never logged.
-
-use std::sync::Arc;
+//! GETs tried again with backoff (exponential, with jitter) on connection errors and 5xx,
+//! every method tried again when the cloud says it is rate limited (429, or 503 with
+//! `Retry-After`: the call was not processed), honouring `Retry-After` up to
+//! [`LONGEST_RETRY_AFTER`](super::retries::LONGEST_RETRY_AFTER); at most [`CALLS_PER_CLOUD`] calls at once, [`CALLS_PER_PROJECT`]
+//! for one project; one new sign-in (same scope) on a 401, OpenStack's error bodies turned
+//! into [`CloudError`]s with the cloud's words, and list pagination. Identical GETs asked
+//! at the same time share one request. Tokens travel in headers marked sensitive and are
+//! never logged.
 
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::auth::{Scope, Session, Sessions};
 use super::catalog::Service;
 use super::config::OpenStackConfig;
 use super::failure::{answer_error, secret_header, transport};
+use super::retries::{
+    again, jitter, retry_after, Again, LONGEST_RETRY_AFTER, RATE_LIMITED_ATTEMPTS,
+};
 use crate::cloud::CloudError;
 use crate::single_flight::SingleFlight;
 
@@ -22,6 +30,12 @@ pub const NOVA_MICROVERSION: &str = "2.67";
 
 /// Most pages a listing follows before it gives up (a loop guard).
 const MAX_PAGES: usize = 100;
+
+/// Calls in flight to the cloud at once, all projects together.
+pub const CALLS_PER_CLOUD: usize = 64;
+
+/// Calls in flight to the cloud at once for one project.
+pub const CALLS_PER_PROJECT: usize = 16;
 
 /// A query string's pairs.
 pub type Query = Vec<(String, String)>;
@@ -33,6 +47,8 @@ pub struct Reply {
     pub status: u16,
     /// Body bytes.
     pub body: Vec<u8>,
+    /// The wait the service asked for (`Retry-After` in seconds), if any.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl Reply {
@@ -68,6 +84,11 @@ pub struct Api {
     /// GETs on their way (a project pass asks Nova's server list for its servers and for
     /// the routes' owners at once).
     gets: SingleFlight<GetKey, Result<Reply, CloudError>>,
+    /// Calls in flight, all projects ([`CALLS_PER_CLOUD`]).
+    in_flight: Arc<Semaphore>,
+    /// Calls in flight per project ([`CALLS_PER_PROJECT`]); an entry nobody holds is
+    /// dropped when the map grows.
+    per_project: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
 
 impl Api {
@@ -86,7 +107,32 @@ impl Api {
             sessions,
             config,
             gets: SingleFlight::default(),
+            in_flight: Arc::new(Semaphore::new(CALLS_PER_CLOUD)),
+            per_project: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Waits for room for one more call of `scope`'s project and of the whole cloud.
+    async fn room(&self, scope: &Scope) -> [Option<OwnedSemaphorePermit>; 2] {
+        let project = match scope {
+            Scope::Project(p) | Scope::User { project: p, .. } => Some(p.clone()),
+            Scope::Service => None,
+        };
+        let mine = project.map(|p| {
+            let mut map = self.per_project.lock().unwrap_or_else(|e| e.into_inner());
+            if map.len() > 4 * CALLS_PER_CLOUD {
+                map.retain(|_, s| s.available_permits() < CALLS_PER_PROJECT);
+            }
+            map.entry(p)
+                .or_insert_with(|| Arc::new(Semaphore::new(CALLS_PER_PROJECT)))
+                .clone()
+        });
+        // Never closed, so acquiring cannot fail; a failure would only mean no limit.
+        let project = match mine {
+            Some(s) => s.acquire_owned().await.ok(),
+            None => None,
+        };
+        [project, self.in_flight.clone().acquire_owned().await.ok()]
     }
 
     /// The settings.
@@ -102,7 +148,8 @@ impl Api {
     /// Sends a call for `project` to `service` at `path` (relative to the endpoint's
     /// versioned base) and returns its final answer, whatever the status. A 401 leads to
     /// one new sign-in with the same scope and one more try; a GET is tried again on
-    /// connection errors and 5xx, up to the configured attempts.
+    /// connection errors and 5xx, up to the configured attempts; any call the cloud rate
+    /// limits, up to [`RATE_LIMITED_ATTEMPTS`](super::retries::RATE_LIMITED_ATTEMPTS).
     pub async fn send(
         &self,
         project: &str,
@@ -132,29 +179,39 @@ impl Api {
         let (mut attempt, mut renewed) = (0u32, false);
         loop {
             attempt += 1;
-            let result = self
-                .once(&session, service, method.clone(), path, query, body)
-                .await;
-            let retry = match &result {
-                Ok(r) if r.status == 401 && !renewed => {
-                    renewed = true;
-                    attempt -= 1;
-                    session = self.sessions.renew(scope, &session).await?;
-                    continue;
-                }
-                Ok(r) => matches!(r.status, 500 | 502 | 503 | 504),
-                Err(_) => true,
+            let result = {
+                let _room = self.room(scope).await;
+                self.once(&session, service, method.clone(), path, query, body)
+                    .await
             };
-            if !(retry && idempotent && attempt < self.config.attempts) {
-                return result;
+            if matches!(&result, Ok(r) if r.status == 401) && !renewed {
+                renewed = true;
+                attempt -= 1;
+                session = self.sessions.renew(scope, &session).await?;
+                continue;
             }
+            let wait = match again(&result, idempotent) {
+                Some(Again::Failed) if attempt < self.config.attempts => {
+                    jitter(self.config.backoff(attempt))
+                }
+                Some(Again::Limited(after))
+                    if attempt < self.config.attempts.max(RATE_LIMITED_ATTEMPTS) =>
+                {
+                    match after {
+                        Some(a) => a.min(LONGEST_RETRY_AFTER),
+                        None => jitter(self.config.backoff(attempt)),
+                    }
+                }
+                _ => return result,
+            };
             tracing::debug!(
                 service = service.label(),
                 path,
                 attempt,
-                "OpenStack call failed; trying again"
+                wait_ms = wait.as_millis() as u64,
+                "OpenStack call failed or was rate limited; trying again"
             );
-            tokio::time::sleep(self.config.backoff(attempt)).await;
+            tokio::time::sleep(wait).await;
         }
     }
 
@@ -201,6 +258,11 @@ impl Api {
             .await
             .map_err(|e| transport(service.label(), &e, c.timeout))?;
         let status = resp.status().as_u16();
+        let retry_after = retry_after(
+            resp.headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()),
+        );
         let body = resp
             .bytes()
             .await
@@ -208,6 +270,7 @@ impl Api {
         Ok(Reply {
             status,
             body: body.to_vec(),
+            retry_after,
         })
     }
 

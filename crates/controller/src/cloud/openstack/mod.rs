@@ -22,6 +22,7 @@ pub mod http;
 pub mod identity;
 pub mod network;
 pub mod resources;
+pub mod retries;
 #[cfg(test)]
 mod tests;
 

@@ -253,6 +253,81 @@ async fn gets_are_retried_on_5xx_but_creates_are_not() {
 }
 
 #[tokio::test]
+async fn rate_limits_are_waited_out_for_every_method() {
+    let stand = Stand::start().await;
+    let limited = |after: Option<&str>| {
+        let mut body = json!({ "overLimit": { "code": 429, "message": "Rate limit exceeded" } });
+        if let Some(a) = after {
+            body["retryAfter"] = json!(a);
+        }
+        body
+    };
+    let c = cloud(&stand);
+    let placement = Placement {
+        network_id: Some("net1".into()),
+        security_group: None,
+    };
+    // A create answered 429 with Retry-After: 1 is sent again after that second.
+    stand.state().fail = vec![("/compute/v2.1/servers".into(), 429, limited(Some("1")))];
+    let before = stand.seen("/compute/v2.1/servers").len();
+    let t = std::time::Instant::now();
+    c.create_server_with("p1", &spec("kks-k1-a-yyyyy"), &placement)
+        .await
+        .expect("created on the second try");
+    assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+    assert_eq!(stand.seen("/compute/v2.1/servers").len() - before, 2);
+    // A delete answered 429 without Retry-After, then 503 with it: sent a third time.
+    stand.state().fail = vec![
+        ("/servers/s1".into(), 429, limited(None)),
+        (
+            "/servers/s1".into(),
+            503,
+            json!({ "message": "busy", "retryAfter": "0" }),
+        ),
+    ];
+    c.delete_server("p1", "s1")
+        .await
+        .expect("deleted on the third try");
+    assert!(stand.state().fail.is_empty(), "both limits were met");
+    // Past its tries, the cloud's words come back.
+    stand.state().fail = vec![("os-quota-sets".into(), 429, limited(Some("0"))); 6];
+    let e = c.quota("p1").await.unwrap_err();
+    assert!(e.message.contains("Rate limit exceeded"), "{e}");
+}
+
+#[test]
+fn retry_after_is_read_in_seconds_and_only_limits_are_resent_for_every_method() {
+    use super::http::Reply;
+    use super::retries::{again, retry_after, Again};
+    assert_eq!(retry_after(Some("2")), Some(Duration::from_secs(2)));
+    assert_eq!(retry_after(Some(" 0.5 ")), Some(Duration::from_millis(500)));
+    assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+    assert_eq!(retry_after(Some("-1")), None);
+    assert_eq!(retry_after(None), None);
+    let r = |status, after: Option<u64>| {
+        Ok(Reply {
+            status,
+            body: Vec::new(),
+            retry_after: after.map(Duration::from_secs),
+        })
+    };
+    let limited = Some(Again::Limited(Some(Duration::from_secs(3))));
+    assert_eq!(again(&r(429, Some(3)), false), limited);
+    assert_eq!(again(&r(503, Some(3)), false), limited);
+    assert_eq!(again(&r(429, None), false), Some(Again::Limited(None)));
+    assert_eq!(
+        again(&r(503, None), false),
+        None,
+        "a POST may have been processed"
+    );
+    assert_eq!(again(&r(503, None), true), Some(Again::Failed));
+    assert_eq!(again(&r(500, None), false), None);
+    assert_eq!(again(&r(404, None), true), None);
+    assert_eq!(again(&Err(CloudError::new("x")), false), None);
+    assert_eq!(again(&Err(CloudError::new("x")), true), Some(Again::Failed));
+}
+
+#[tokio::test]
 async fn a_get_that_cannot_connect_is_tried_again_then_names_the_service() {
     let stand = Stand::start().await;
     stand.state().dead.push("network");

@@ -187,7 +187,22 @@ async fn handle(
         .iter()
         .position(|(f, _, _)| path.contains(f.as_str()))
     {
-        let (_, status, body) = s.fail.remove(i);
+        let (_, status, mut body) = s.fail.remove(i);
+        // `retryAfter` in a forced failure's body becomes its Retry-After header.
+        let after = body
+            .get("retryAfter")
+            .and_then(Value::as_str)
+            .map(String::from);
+        if let Some(after) = after {
+            if let Some(o) = body.as_object_mut() {
+                o.remove("retryAfter");
+            }
+            let mut r = reply(status, body);
+            if let Ok(v) = axum::http::HeaderValue::from_str(&after) {
+                r.headers_mut().insert("retry-after", v);
+            }
+            return r;
+        }
         return reply(status, body);
     }
     if path == "/v3/auth/catalog" {

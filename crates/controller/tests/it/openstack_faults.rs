@@ -8,6 +8,8 @@
 //! - RabbitMQ restarted → a scale-up still ends in ACTIVE servers, the controller ready;
 //! - a flavor no host can place (`capacity.rs`) → Nova's "No valid host" on the timeline,
 //!   one server per try, waits that grow between tries, nothing announced as created;
+//! - Nova behind nginx's `limit_req` (429 with Retry-After, a region of its own:
+//!   `rate_limit.rs`) → create, scale and delete all get there, no call counted an outage;
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
@@ -23,6 +25,7 @@ mod debris;
 mod invalid;
 mod project;
 mod ranges;
+mod rate_limit;
 
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -60,7 +63,17 @@ impl Fixture {
     async fn new(tag: &str) -> Option<Fixture> {
         let auth_url = cloud_env()?;
         let one = ONE_AT_A_TIME.lock().await;
-        let region = env("REGION").unwrap_or_default();
+        Some(Self::with(tag, one, &auth_url, env("REGION").unwrap_or_default()).await)
+    }
+
+    /// [`Fixture::new`] once the lock is held (`one`), with the controller in `region`.
+    async fn with(
+        tag: &str,
+        one: tokio::sync::MutexGuard<'static, ()>,
+        auth_url: &str,
+        region: String,
+    ) -> Fixture {
+        let auth_url = auth_url.to_string();
         let password = service_password();
         let running = start(&auth_url, openstack(&auth_url, &password, &region), tag).await;
         let tok = crate::common::demo_token(&auth_url, "alice", PROJECT).await;
@@ -90,14 +103,14 @@ impl Fixture {
             compute: env("COMPUTE_URL").expect("MC_TEST_OS_COMPUTE_URL"),
             network: env("NETWORK_URL").expect("MC_TEST_OS_NETWORK_URL"),
         };
-        Some(Fixture {
+        Fixture {
             _one: one,
             running,
             tok,
             direct,
             project,
             started: Instant::now(),
-        })
+        }
     }
 
     /// The controller's API.

@@ -1,0 +1,246 @@
+//! Nova behind a real nginx with `limit_req` (2 requests a second, a burst of 2, then 429
+//! with `Retry-After: 1`), as a rate-limited production API answers. The front is a Keystone
+//! region of its own (`RateLimited`: the test cloud's endpoints, Nova's swapped for the
+//! front), so other tests keep the plain one. Create, scale and delete must all get there
+//! with no event calling the cloud unavailable and no create refused.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{body, Fixture};
+use crate::common::openstack::{cloud_env, env, scale, until, ONE_AT_A_TIME};
+
+/// The region the front is registered as.
+const REGION: &str = "RateLimited";
+
+/// nginx in front of Nova; killed when dropped.
+struct Front {
+    child: Child,
+    dir: std::path::PathBuf,
+    addr: String,
+}
+
+impl Drop for Front {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Front {
+    /// Starts nginx on a free port in front of `nova` (`host:port`).
+    fn start(nova: &str) -> Front {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let dir = std::env::temp_dir().join(format!("mc-ratelimit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("tmp")).expect("nginx dir");
+        // Workers run as nobody when the master is root: let them write their temp files.
+        let _ = Command::new("chmod").args(["-R", "777"]).arg(&dir).status();
+        let d = dir.display();
+        let conf = format!(
+            r#"worker_processes 1;
+pid {d}/nginx.pid;
+events {{ worker_connections 256; }}
+http {{
+  access_log {d}/access.log;
+  client_body_temp_path {d}/tmp/body;
+  proxy_temp_path {d}/tmp/proxy;
+  fastcgi_temp_path {d}/tmp/fastcgi;
+  uwsgi_temp_path {d}/tmp/uwsgi;
+  scgi_temp_path {d}/tmp/scgi;
+  limit_req_zone $server_port zone=nova:1m rate=2r/s;
+  limit_req_status 429;
+  server {{
+    listen {addr};
+    location / {{
+      limit_req zone=nova burst=2 nodelay;
+      proxy_pass http://{nova};
+      proxy_set_header Host $http_host;
+      error_page 429 = @limited;
+    }}
+    location @limited {{
+      default_type application/json;
+      add_header Retry-After 1 always;
+      return 429 '{{"overLimit": {{"code": 429, "message": "Rate limit exceeded."}}}}';
+    }}
+  }}
+}}
+"#
+        );
+        let path = dir.join("nginx.conf");
+        std::fs::write(&path, conf).expect("nginx.conf");
+        let child = Command::new("/usr/sbin/nginx")
+            .arg("-p")
+            .arg(format!("{d}/"))
+            .arg("-c")
+            .arg(&path)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .arg("-g")
+            .arg("daemon off;")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        Front { child, dir, addr }
+    }
+
+    /// How many calls the front answered 429.
+    fn limited(&self) -> usize {
+        let log = std::fs::read_to_string(self.dir.join("access.log")).unwrap_or_default();
+        log.lines().filter(|l| l.contains("\" 429 ")).count()
+    }
+}
+
+/// Keystone's admin API with an admin token.
+struct Admin {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Admin {
+    async fn new(auth_url: &str) -> Admin {
+        let password = env("ADMIN_PASSWORD").expect("MC_TEST_OS_ADMIN_PASSWORD");
+        let user = env("ADMIN_USER").unwrap_or("admin".into());
+        let project = env("ADMIN_PROJECT").unwrap_or("admin".into());
+        let token = keystone::Client::new(auth_url)
+            .expect("Keystone URL")
+            .password_auth(&keystone::PasswordAuth {
+                user_name: &user,
+                password: &password,
+                user_domain: "Default",
+                project: keystone::ProjectRef::Name {
+                    name: &project,
+                    domain: "Default",
+                },
+            })
+            .await
+            .expect("the cloud admin signs in");
+        Admin {
+            http: reqwest::Client::new(),
+            base: auth_url.trim_end_matches('/').to_string(),
+            token: token.secret.expose().to_string(),
+        }
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut r = self
+            .http
+            .request(method.clone(), format!("{}/{path}", self.base))
+            .header("X-Auth-Token", &self.token);
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let resp = r.send().await.expect("Keystone answers");
+        let status = resp.status().as_u16();
+        let v: Value = resp.json().await.unwrap_or(Value::Null);
+        assert!(
+            status < 300 || (status == 409 && method == reqwest::Method::POST),
+            "{method} {path}: {status} {v}"
+        );
+        v
+    }
+
+    /// Region [`REGION`] with the test cloud's endpoints, Nova's at `front`.
+    async fn register(&self, front: &str) {
+        self.unregister().await;
+        let region = json!({ "region": { "id": REGION } });
+        self.call(reqwest::Method::POST, "regions", Some(region))
+            .await;
+        let from = env("REGION").unwrap_or("RegionOne".into());
+        let services = self.call(reqwest::Method::GET, "services", None).await;
+        let compute: Vec<&str> = services["services"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|s| s["type"] == "compute")
+            .filter_map(|s| s["id"].as_str())
+            .collect();
+        let path = format!("endpoints?region_id={from}");
+        let endpoints = self.call(reqwest::Method::GET, &path, None).await;
+        for e in endpoints["endpoints"].as_array().into_iter().flatten() {
+            let url = e["url"].as_str().unwrap_or_default();
+            let is_nova = e["service_id"]
+                .as_str()
+                .is_some_and(|s| compute.contains(&s));
+            let url = match is_nova {
+                true => swap_host(url, front),
+                false => url.to_string(),
+            };
+            let endpoint = json!({ "endpoint": {
+                "service_id": e["service_id"], "interface": e["interface"],
+                "url": url, "region_id": REGION } });
+            self.call(reqwest::Method::POST, "endpoints", Some(endpoint))
+                .await;
+        }
+    }
+
+    /// Removes [`REGION`]'s endpoints (what an earlier run left too).
+    async fn unregister(&self) {
+        let path = format!("endpoints?region_id={REGION}");
+        let endpoints = self.call(reqwest::Method::GET, &path, None).await;
+        for e in endpoints["endpoints"].as_array().into_iter().flatten() {
+            let id = e["id"].as_str().unwrap_or_default();
+            self.call(reqwest::Method::DELETE, &format!("endpoints/{id}"), None)
+                .await;
+        }
+    }
+}
+
+/// `url` with its `host:port` replaced by `addr`.
+fn swap_host(url: &str, addr: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let path = rest.find('/').map_or("", |i| &rest[i..]);
+    format!("{scheme}://{addr}{path}")
+}
+
+/// Nova's `host:port` in the test cloud.
+fn nova_addr() -> Option<String> {
+    let url = env("COMPUTE_URL")?;
+    let rest = url.split_once("://")?.1;
+    Some(rest.split('/').next()?.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_rate_limit_create_scale_and_delete_all_get_there() {
+    let Some(auth_url) = cloud_env() else { return };
+    let Some(nova) = nova_addr() else { return };
+    let one = ONE_AT_A_TIME.lock().await;
+    let front = Front::start(&nova);
+    let admin = Admin::new(&auth_url).await;
+    admin.register(&front.addr).await;
+    let f = Fixture::with("ratelimit", one, &auth_url, REGION.to_string()).await;
+    let name = f.name("r");
+    f.create_with(body(&name, 3)).await;
+    f.active(&name, 3, Duration::from_secs(180)).await;
+    f.lap(&format!(
+        "3 ACTIVE through the limit ({} calls answered 429)",
+        front.limited()
+    ));
+    scale(f.app(), &f.tok, &name, 4).await;
+    f.active(&name, 4, Duration::from_secs(180)).await;
+    f.lap(&format!("scaled to 4 ({} answered 429)", front.limited()));
+    let events = f.events(&name).await;
+    let bad: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["reason"] == "CloudUnavailable" || e["reason"] == "FailedCreateNode")
+        .collect();
+    assert!(bad.is_empty(), "the limit was taken for an outage: {bad:?}");
+    f.delete(&name).await;
+    let limited = front.limited();
+    f.lap(&format!("deleted ({limited} calls answered 429 in all)"));
+    assert!(
+        limited > 0,
+        "the front never limited: the test proved nothing"
+    );
+    admin.unregister().await;
+}

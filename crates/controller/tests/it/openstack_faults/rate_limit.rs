@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{body, Fixture};
-use crate::common::openstack::{cloud_env, env, scale, until, ONE_AT_A_TIME};
+use crate::common::openstack::{cloud_env, env, scale, ONE_AT_A_TIME};
 
 /// The region the front is registered as.
 const REGION: &str = "RateLimited";

@@ -25,9 +25,6 @@ use super::retries::{
 use crate::cloud::CloudError;
 use crate::single_flight::SingleFlight;
 
-/// Nova's microversion the provider speaks (tags and metadata on create, like Kubernikus).
-pub const NOVA_MICROVERSION: &str = "2.67";
-
 /// Most pages a listing follows before it gives up (a loop guard).
 const MAX_PAGES: usize = 100;
 
@@ -72,6 +69,15 @@ impl Reply {
     }
 }
 
+/// One call: service, method, path (relative to the endpoint), query and JSON body.
+pub(super) type Call<'a> = (
+    Service,
+    Method,
+    &'a str,
+    &'a [(String, String)],
+    Option<&'a Value>,
+);
+
 /// What a GET asks: project, service, path and query.
 type GetKey = (String, Service, String, Query);
 
@@ -89,6 +95,8 @@ pub struct Api {
     /// Calls in flight per project ([`CALLS_PER_PROJECT`]); an entry nobody holds is
     /// dropped when the map grows.
     per_project: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Nova's microversion, once negotiated (`super::microversion`).
+    pub(super) nova_version: std::sync::OnceLock<String>,
 }
 
 impl Api {
@@ -109,6 +117,7 @@ impl Api {
             gets: SingleFlight::default(),
             in_flight: Arc::new(Semaphore::new(CALLS_PER_CLOUD)),
             per_project: Mutex::new(HashMap::new()),
+            nova_version: std::sync::OnceLock::new(),
         })
     }
 
@@ -174,6 +183,22 @@ impl Api {
         query: &[(String, String)],
         body: Option<&Value>,
     ) -> Result<Reply, CloudError> {
+        let version = match service {
+            Service::Compute => Some(self.nova_microversion(scope).await?),
+            _ => None,
+        };
+        let call = (service, method, path, query, body);
+        self.send_with(scope, call, version.as_deref()).await
+    }
+
+    /// [`Api::send_as`] with Nova's microversion given (`None`: no version header, as the
+    /// version document is asked).
+    pub(super) async fn send_with(
+        &self,
+        scope: &Scope,
+        (service, method, path, query, body): Call<'_>,
+        microversion: Option<&str>,
+    ) -> Result<Reply, CloudError> {
         let mut session = self.sessions.get(scope).await?;
         let idempotent = method == Method::GET;
         let (mut attempt, mut renewed) = (0u32, false);
@@ -181,8 +206,8 @@ impl Api {
             attempt += 1;
             let result = {
                 let _room = self.room(scope).await;
-                self.once(&session, service, method.clone(), path, query, body)
-                    .await
+                let call = (service, method.clone(), path, query, body);
+                self.once(&session, call, microversion).await
             };
             if matches!(&result, Ok(r) if r.status == 401) && !renewed {
                 renewed = true;
@@ -219,11 +244,8 @@ impl Api {
     async fn once(
         &self,
         session: &Session,
-        service: Service,
-        method: Method,
-        path: &str,
-        query: &[(String, String)],
-        body: Option<&Value>,
+        (service, method, path, query, body): Call<'_>,
+        microversion: Option<&str>,
     ) -> Result<Reply, CloudError> {
         let c = &self.config;
         let base = match service {
@@ -242,13 +264,10 @@ impl Api {
             .request(method, url)
             .header("X-Auth-Token", secret_header(&session.token)?)
             .header("Accept", "application/json");
-        if service == Service::Compute {
+        if let Some(v) = microversion {
             req = req
-                .header(
-                    "OpenStack-API-Version",
-                    format!("compute {NOVA_MICROVERSION}"),
-                )
-                .header("X-OpenStack-Nova-API-Version", NOVA_MICROVERSION);
+                .header("OpenStack-API-Version", format!("compute {v}"))
+                .header("X-OpenStack-Nova-API-Version", v);
         }
         if let Some(body) = body {
             req = req.json(body);

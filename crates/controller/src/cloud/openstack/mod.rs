@@ -20,6 +20,7 @@ pub mod config;
 pub mod failure;
 pub mod http;
 pub mod identity;
+pub mod microversion;
 pub mod network;
 pub mod resources;
 pub mod retries;

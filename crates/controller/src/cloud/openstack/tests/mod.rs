@@ -295,6 +295,40 @@ async fn rate_limits_are_waited_out_for_every_method() {
     assert!(e.message.contains("Rate limit exceeded"), "{e}");
 }
 
+#[tokio::test]
+async fn novas_microversion_is_negotiated_once_with_a_floor() {
+    let stand = Stand::start().await;
+    stand.state().nova_version = "2.60";
+    let c = cloud(&stand);
+    c.servers("p1").await.unwrap();
+    c.quota("p1").await.unwrap();
+    c.servers("p2").await.unwrap();
+    let (asked, sent) = {
+        let s = stand.state();
+        let asked = s.seen.iter().filter(|x| x.path == "/compute/v2.1/").count();
+        let sent: Vec<_> = s
+            .seen
+            .iter()
+            .filter(|x| x.path.starts_with("/compute/v2.1/") && x.path != "/compute/v2.1/")
+            .map(|x| {
+                let h = x.headers.get("openstack-api-version");
+                h.and_then(|v| v.to_str().ok()).map(String::from)
+            })
+            .collect();
+        (asked, sent)
+    };
+    assert_eq!(asked, 1, "the version document is read once");
+    assert!(!sent.is_empty());
+    assert!(
+        sent.iter().all(|h| h.as_deref() == Some("compute 2.60")),
+        "{sent:?}"
+    );
+    let old = Stand::start().await;
+    old.state().nova_version = "2.38";
+    let e = cloud(&old).servers("p1").await.unwrap_err();
+    assert!(e.message.contains("needs 2.52 or newer"), "{e}");
+}
+
 #[test]
 fn retry_after_is_read_in_seconds_and_only_limits_are_resent_for_every_method() {
     use super::http::Reply;

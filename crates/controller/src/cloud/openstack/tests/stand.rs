@@ -73,6 +73,7 @@ impl Stand {
             dead: Vec::new(),
             hang_project: None,
             hung: 0,
+            nova_version: "2.95",
         }));
         let app = axum::Router::new()
             .fallback(handle)

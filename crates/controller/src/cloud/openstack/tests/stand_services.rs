@@ -15,6 +15,11 @@ pub fn answer(
     q: &dyn Fn(&str) -> Vec<String>,
     body: Option<Value>,
 ) -> Option<Response> {
+    if path == "/compute/v2.1/" {
+        let version = json!({ "version": { "id": "v2.1", "status": "CURRENT",
+            "min_version": "2.1", "version": s.nova_version } });
+        return Some(reply(200, version));
+    }
     if let Some(rest) = path.strip_prefix("/compute/v2.1/") {
         return nova(s, method, rest, q, body);
     }

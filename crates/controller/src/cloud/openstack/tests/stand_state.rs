@@ -54,6 +54,8 @@ pub struct State {
     pub hang_project: Option<String>,
     /// Sign-ins left without an answer so far.
     pub hung: usize,
+    /// Nova's newest microversion, as its version document says.
+    pub nova_version: &'static str,
 }
 
 /// `t` as Keystone and Nova write times.

@@ -34,7 +34,7 @@ pub enum Scope {
 }
 
 /// A signed-in token and what it may call. `Debug` does not show the token.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Session {
     /// The token (sent as `X-Auth-Token`).
     pub token: TokenSecret,
@@ -42,6 +42,8 @@ pub struct Session {
     pub project: String,
     /// When it is renewed (before it expires).
     pub renew_at: OffsetDateTime,
+    /// When Keystone says it expires: until then a failed renewal keeps it in use.
+    pub expires_at: OffsetDateTime,
     /// Its service catalog.
     pub catalog: Catalog,
 }
@@ -92,14 +94,40 @@ impl Sessions {
     pub async fn get(&self, scope: &Scope) -> Result<Arc<Session>, CloudError> {
         let slot = self.slot(scope);
         let mut current = slot.lock().await;
+        let now = OffsetDateTime::now_utc();
         if let Some(s) = current.as_ref() {
-            if OffsetDateTime::now_utc() < s.renew_at {
+            if now < s.renew_at {
                 return Ok(s.clone());
             }
         }
-        let fresh = Arc::new(self.sign_in(scope).await?);
-        *current = Some(fresh.clone());
-        Ok(fresh)
+        match self.sign_in(scope).await {
+            Ok(fresh) => {
+                let fresh = Arc::new(fresh);
+                *current = Some(fresh.clone());
+                Ok(fresh)
+            }
+            // Keystone failed at renewal while the token is still good: keep using it, and
+            // try again after a while (a tenth of what is left, at least 1 s).
+            Err(e) => match current.as_ref() {
+                Some(s) if now < s.expires_at => {
+                    let left = s.expires_at - now;
+                    let again = (left / 10_i32).max(time::Duration::SECOND).min(left);
+                    tracing::warn!(
+                        scope = ?scope,
+                        error = %e,
+                        valid_for_s = left.whole_seconds(),
+                        "renewing the OpenStack token failed; the current one stays in use"
+                    );
+                    let kept = Arc::new(Session {
+                        renew_at: now + again,
+                        ..Session::clone(s)
+                    });
+                    *current = Some(kept.clone());
+                    Ok(kept)
+                }
+                _ => Err(e),
+            },
+        }
     }
 
     /// A new session for the scope after a service refused `stale` (401): signs in again
@@ -184,6 +212,7 @@ impl Sessions {
             token: token.secret,
             project,
             renew_at: token.expires_at - margin,
+            expires_at,
             catalog,
         })
     }

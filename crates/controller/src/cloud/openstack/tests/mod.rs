@@ -212,6 +212,37 @@ async fn a_token_near_its_expiry_is_renewed_with_the_same_scope() {
 }
 
 #[tokio::test]
+async fn a_failed_renewal_keeps_the_valid_token_until_it_expires() {
+    let stand = Stand::start().await;
+    stand.state().lifetime = time::Duration::seconds(3);
+    let c = cloud(&stand);
+    c.quota("p1").await.unwrap();
+    let down = json!({ "error": { "code": 503, "message": "Keystone is down" } });
+    stand.state().fail = vec![("auth/tokens".into(), 503, down); 100];
+    // Past the renewal time (half the life) every call still works with the old token.
+    let started = std::time::Instant::now();
+    testkit::eventually(Duration::from_secs(5), "a failed renewal", || async {
+        c.quota("p1").await.expect("the token is still valid");
+        stand.state().fail.len() < 100
+    })
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    // Once it has expired, the failure is the call's.
+    let e = testkit::eventually(
+        Duration::from_secs(6),
+        "the expired token's end",
+        || async { c.quota("p1").await.err() },
+    )
+    .await;
+    assert!(e.message.contains("Signing in as"), "{e}");
+    let tries = 100 - stand.state().fail.len();
+    assert!(
+        tries < 20,
+        "renewal tried again now and then, not at every call: {tries}"
+    );
+}
+
+#[tokio::test]
 async fn a_401_twice_is_an_error_not_a_loop() {
     let stand = Stand::start().await;
     let body = json!({ "error": { "code": 401, "message": "nope" } });

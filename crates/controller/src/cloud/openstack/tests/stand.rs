@@ -177,6 +177,11 @@ async fn handle(
         body: body.clone(),
     });
     if path == "/v3/auth/tokens" && method == Method::POST {
+        // A forced failure of Keystone's sign-in (`auth/tokens`).
+        if let Some(i) = s.fail.iter().position(|(f, _, _)| f == "auth/tokens") {
+            let (_, status, body) = s.fail.remove(i);
+            return reply(status, body);
+        }
         return sign_in(&mut s, body.unwrap_or(Value::Null));
     }
     if !s.valid.contains(&token) {

@@ -105,7 +105,8 @@ fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
     let facts = facts(&k, &d.ssh_fingerprint);
     let pools = pool_states(&k);
     view! {
-        <KlusterHeading name=name.clone() phase=k.status.phase message=k.status.message may_create/>
+        <KlusterHeading name=name.clone() phase=k.status.phase message=k.status.message may_create
+            simulated=k.status.control_plane_simulated/>
         <Specification facts/>
         <PoolsSection kluster=name.clone() pools admin scale=actions.scale edit=actions.edit
             flavors=d.flavors zones=d.zones images=d.images/>

@@ -94,6 +94,14 @@ async fn every_page_fetches_each_resource_once_and_answers_after_it() {
             let html = r.text().await.unwrap();
             checked_nonce(path, &csp, &html);
             assert!(html.contains("</html>"), "{path}: a whole page");
+            if path == "/klusters/rendered" {
+                // The embedded controller runs no control plane: the page says so.
+                assert!(
+                    html.contains("data-simulated-control-plane")
+                        && html.contains("kubectl reaches nothing"),
+                    "{path}: no word that the control plane is simulated"
+                );
+            }
             let now = calls.lock().unwrap().get(&id).cloned().unwrap_or_default();
             assert!(!now.is_empty(), "{path}: the page called the controller");
             for (call, n) in &now {

@@ -1,11 +1,12 @@
 //! The top of a kluster's page: its name, its phase (announced when it changes), the
-//! kubeconfig download, the YAML view, "Create a kluster like this one" (for those who may create), and
-//! the controller's message when something is wrong.
+//! kubeconfig download, the YAML view, "Create a kluster like this one" (for those who may
+//! create), a notice when its control plane is simulated, and the controller's message when
+//! something is wrong.
 
 use leptos::prelude::*;
 
 use crate::components::error_alert::ErrorAlert;
-use crate::components::style::{phase_badge, H1, PRIMARY, SECONDARY};
+use crate::components::style::{phase_badge, H1, NOTICE, PRIMARY, SECONDARY};
 
 /// Name, phase badge (`#phase`), "Download kubeconfig" and (`may_create`) the link to the
 /// create form filled from this kluster; the status message below, in red, when the
@@ -20,6 +21,9 @@ pub fn KlusterHeading(
     message: String,
     /// Whether the policy lets the user create klusters.
     may_create: bool,
+    /// The controller runs no control plane for it (Mission Control's own controller).
+    #[prop(optional)]
+    simulated: bool,
 ) -> impl IntoView {
     let download = format!("/klusters/{name}/kubeconfig");
     let like = format!("/klusters/new?from={name}");
@@ -39,5 +43,12 @@ pub fn KlusterHeading(
             </div>
         </div>
         {(!message.is_empty()).then(|| view! { <ErrorAlert spacing="mt-4">{message}</ErrorAlert> })}
+        {simulated.then(|| view! {
+            <p class=format!("mt-4 {NOTICE}") data-simulated-control-plane="">
+                "Simulated control plane: Mission Control's own controller runs no Kubernetes API server or etcd for this kluster. "
+                "Its phases follow a timer and its node servers are created in the cloud, but the kubeconfig names an API server that does not exist, so kubectl reaches nothing. "
+                "A real Kubernikus runs real control planes."
+            </p>
+        })}
     }
 }

@@ -347,6 +347,8 @@ pub(super) fn decode(row: &AnyRow) -> Result<StoredKluster, StoreError> {
         created_by: created_by(&creator),
         termination_protection: termination_protected,
     });
+    // This controller runs no control plane for any kluster: it says so on each.
+    kluster.status.control_plane_simulated = true;
     Ok(StoredKluster {
         kluster,
         creator,

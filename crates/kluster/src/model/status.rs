@@ -72,6 +72,15 @@ pub struct KlusterStatus {
     /// out; empty while all is well.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// Extension: no Kubernetes control plane runs for this kluster (Mission Control's
+    /// embedded controller simulates it in every mode: the phases follow a timer and the
+    /// kubeconfig's API server does not exist). Absent from a real Kubernikus.
+    #[serde(
+        default,
+        rename = "controlPlaneSimulated",
+        skip_serializing_if = "is_false"
+    )]
+    pub control_plane_simulated: bool,
 }
 
 /// Node counts of one pool.

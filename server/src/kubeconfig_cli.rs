@@ -24,6 +24,10 @@ pub struct KubeconfigArgs {
     /// The application credential's id.
     #[arg(long, env = "OS_APPLICATION_CREDENTIAL_ID")]
     pub credential_id: String,
+    /// A PEM file of CA certificates to trust (a private cloud's own CA) for Keystone and
+    /// the controller, beside the built-in and system ones.
+    #[arg(long, env = "OS_CACERT")]
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 /// Signs in with application credential `args.credential_id` and `secret` and fetches the
@@ -35,7 +39,11 @@ pub async fn kubeconfig(args: &KubeconfigArgs, secret: &str) -> Result<String, S
     }
     kluster::validate::kluster_name(&args.kluster)
         .map_err(|e| format!("{:?} is not a kluster name: {e}", args.kluster))?;
-    let ks = keystone::Client::new(&args.keystone_url)
+    let options = keystone::ClientOptions {
+        ca_file: args.ca_file.clone(),
+        ..keystone::ClientOptions::default()
+    };
+    let ks = keystone::Client::with_options(&args.keystone_url, &options)
         .map_err(|e| format!("Keystone URL {:?}: {e}", args.keystone_url))?;
     let auth = keystone::ApplicationCredentialAuth {
         credential: keystone::CredentialRef::Id(args.credential_id.trim()),
@@ -51,8 +59,11 @@ pub async fn kubeconfig(args: &KubeconfigArgs, secret: &str) -> Result<String, S
         })?;
     let base = args.controller_url.trim_end_matches('/');
     let url = format!("{base}/api/v1/clusters/{}/credentials", args.kluster);
-    let http = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(30))
+    let toward_controller = keystone::ClientOptions {
+        timeout: std::time::Duration::from_secs(30),
+        ..options
+    };
+    let http = keystone::trust::client_builder(&toward_controller)?
         .build()
         .map_err(|e| e.to_string())?;
     let resp = http

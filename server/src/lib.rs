@@ -135,8 +135,8 @@ pub async fn start(
             .map(|(path, _)| path.to_string())
             .collect(),
     );
-    let keystone =
-        keystone::Client::new(&config.keystone_url)?.with_observer(metrics.keystone_observer());
+    let keystone = keystone::Client::with_options(&config.keystone_url, &config.keystone_options)?
+        .with_observer(metrics.keystone_observer());
     let private = |e: std::io::Error| {
         StartError::Store(format!("data_dir {}: {e}", config.data_dir.display()))
     };

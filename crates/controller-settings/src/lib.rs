@@ -176,6 +176,11 @@ pub struct ControllerSettings {
     /// Default: 3.
     #[arg(long, env = "MC_CONTROLLER_OPENSTACK_ATTEMPTS")]
     pub controller_openstack_attempts: Option<u32>,
+    /// OpenStack: a PEM file of CA certificates to trust (a private cloud's own CA), for
+    /// Keystone and every service, beside the built-in roots and the system's bundle
+    /// (SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt). Default: none.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_CA_FILE")]
+    pub controller_openstack_ca_file: Option<PathBuf>,
     /// OpenStack: domain where each kluster gets a user of its own that boots its servers
     /// (Kubernikus: kubernikus); the controller's user then needs Keystone's admin role.
     /// Default: none (the controller's user acts for klusters).
@@ -263,6 +268,7 @@ impl ControllerSettings {
                 controller_openstack_interface,
                 controller_openstack_timeout_seconds,
                 controller_openstack_attempts,
+                controller_openstack_ca_file,
                 controller_openstack_kluster_user_domain,
                 controller_openstack_kluster_user_roles,
             }

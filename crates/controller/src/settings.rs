@@ -307,6 +307,10 @@ fn cloud(
         Some(n) => n,
         None => defaults::OPENSTACK_ATTEMPTS,
     };
+    if let Some(path) = &s.controller_openstack_ca_file {
+        keystone::trust::read_pem(path).map_err(|m| invalid("controller_openstack_ca_file", m))?;
+        c.ca_file = Some(path.clone());
+    }
     c.kluster_user_domain = s
         .controller_openstack_kluster_user_domain
         .as_deref()

@@ -73,6 +73,11 @@ pub struct Client {
 impl Client {
     /// Creates a client for the v3 endpoint at `base` with short connect and request timeouts.
     pub fn new(base: &str) -> Result<Self, Error> {
+        Self::with_options(base, &crate::ClientOptions::default())
+    }
+
+    /// A client for `base` with `options`' timeouts and trusted CAs.
+    pub fn with_options(base: &str, options: &crate::ClientOptions) -> Result<Self, Error> {
         let mut base = Url::parse(base).map_err(|e| Error::BadUrl(format!("{base:?}: {e}")))?;
         if base.cannot_be_a_base() {
             return Err(Error::BadUrl(format!("{base} cannot be a base URL")));
@@ -81,9 +86,8 @@ impl Client {
             let path = format!("{}/", base.path());
             base.set_path(&path);
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(3))
-            .timeout(Duration::from_secs(15))
+        let http = crate::trust::client_builder(options)
+            .map_err(Error::BadUrl)?
             .build()
             .map_err(Error::from_transport)?;
         Ok(Self {

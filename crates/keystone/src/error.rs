@@ -44,10 +44,19 @@ impl Error {
     /// Maps a transport error to [`Error::Unreachable`] or [`Error::Decode`], dropping URLs
     /// (which never carry secrets here, but keep messages short).
     pub(crate) fn from_transport(err: reqwest::Error) -> Self {
-        if err.is_decode() {
-            Error::Decode(err.without_url().to_string())
+        let decode = err.is_decode();
+        // The causes say what went wrong (e.g. "invalid peer certificate: UnknownIssuer").
+        let err = err.without_url();
+        let mut words = err.to_string();
+        let mut source = std::error::Error::source(&err);
+        while let Some(s) = source {
+            words = format!("{words}: {s}");
+            source = s.source();
+        }
+        if decode {
+            Error::Decode(words)
         } else {
-            Error::Unreachable(err.without_url().to_string())
+            Error::Unreachable(words)
         }
     }
 }

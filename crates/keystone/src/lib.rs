@@ -12,6 +12,7 @@ mod client;
 mod error;
 mod model;
 mod observe;
+pub mod trust;
 
 pub use app_credential::{
     ApplicationCredential, ApplicationCredentialAuth, CredentialRef, CredentialSecret,
@@ -24,3 +25,4 @@ pub use client::{Client, PasswordAuth, ProjectRef};
 pub use error::Error;
 pub use model::{Domain, NamedRef, Project, Token, TokenSecret};
 pub use observe::ObserverFn;
+pub use trust::ClientOptions;

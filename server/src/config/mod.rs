@@ -62,6 +62,8 @@ pub struct Config {
     pub https: bool,
     /// Keystone v3 endpoint.
     pub keystone_url: String,
+    /// How the dashboard's Keystone client connects: timeouts and the CA file.
+    pub keystone_options: keystone::ClientOptions,
     /// Kubernikus API base URL, "embedded", or [`CATALOG`] (one per region, found in each
     /// user's token catalog).
     pub controller_url: String,

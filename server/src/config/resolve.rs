@@ -63,6 +63,7 @@ impl Config {
                 ),
             });
         }
+        let keystone_options = keystone_options(&s)?;
         let data_dir: PathBuf = s.data_dir.clone().unwrap_or_else(|| ".state/data".into());
         #[cfg(feature = "embedded-controller")]
         let embedded = super::embedded::resolve(&s, &controller_url, &keystone_url, &data_dir)?;
@@ -82,6 +83,7 @@ impl Config {
             public_origin,
             https,
             keystone_url,
+            keystone_options,
             #[cfg(feature = "embedded-controller")]
             embedded,
             controller_url,
@@ -159,4 +161,28 @@ fn normalize_origin(o: &str) -> Result<String, ConfigError> {
         return Err(bad(format!("{o:?} must not have a path or query")));
     }
     Ok(url.origin().ascii_serialization())
+}
+
+/// The Keystone client's timeouts and CA file (`keystone_timeout_seconds`, at most 10 s of
+/// it to connect; `keystone_ca_file`, checked readable here).
+fn keystone_options(s: &Settings) -> Result<keystone::ClientOptions, ConfigError> {
+    let secs = s.keystone_timeout_seconds.unwrap_or(15.0);
+    let timeout = Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| ConfigError::Invalid {
+            key: "keystone_timeout_seconds",
+            message: format!("{secs} must be a number of seconds above 0"),
+        })?;
+    if let Some(path) = &s.keystone_ca_file {
+        keystone::trust::read_pem(path).map_err(|message| ConfigError::Invalid {
+            key: "keystone_ca_file",
+            message,
+        })?;
+    }
+    Ok(keystone::ClientOptions {
+        connect_timeout: timeout.min(Duration::from_secs(10)),
+        timeout,
+        ca_file: s.keystone_ca_file.clone(),
+    })
 }

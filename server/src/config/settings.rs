@@ -92,6 +92,13 @@ pub struct Settings {
     /// Keystone v3 endpoint, e.g. https://identity.example.com/v3.
     #[arg(long, env = "MC_KEYSTONE_URL")]
     pub keystone_url: Option<String>,
+    /// A PEM file of CA certificates to trust for Keystone (a private cloud's own CA),
+    /// beside the built-in roots and the system's bundle. Default: none.
+    #[arg(long, env = "MC_KEYSTONE_CA_FILE")]
+    pub keystone_ca_file: Option<PathBuf>,
+    /// Seconds a call to Keystone may take (sign-in, token checks). Default: 15.
+    #[arg(long, env = "MC_KEYSTONE_TIMEOUT_SECONDS")]
+    pub keystone_timeout_seconds: Option<f64>,
     /// Kubernikus API base URL, "embedded" for the built-in controller stack, or "catalog"
     /// for one per region, found in each user's token catalog (service type kubernikus).
     #[arg(long, env = "MC_CONTROLLER_URL")]
@@ -209,6 +216,8 @@ impl Settings {
             site_addr,
             public_origin,
             keystone_url,
+            keystone_ca_file,
+            keystone_timeout_seconds,
             controller_url,
             controller_catalog_interface,
             session_store,

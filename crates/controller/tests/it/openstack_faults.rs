@@ -10,6 +10,8 @@
 //!   one server per try, waits that grow between tries, nothing announced as created;
 //! - Nova behind nginx's `limit_req` (429 with Retry-After, a region of its own:
 //!   `rate_limit.rs`) → create, scale and delete all get there, no call counted an outage;
+//! - Keystone and Nova behind TLS signed by a CA of the test's (`tls.rs`) → trusted with
+//!   the CA file, `/readyz` naming the endpoint and the certificate problem without it;
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
@@ -26,6 +28,7 @@ mod invalid;
 mod project;
 mod ranges;
 mod rate_limit;
+mod tls;
 
 use std::cell::Cell;
 use std::path::PathBuf;

@@ -75,7 +75,7 @@ impl std::fmt::Debug for Sessions {
 impl Sessions {
     /// Sessions signing in at `config.auth_url`; `http` fetches catalogs.
     pub fn new(config: Arc<OpenStackConfig>, http: reqwest::Client) -> Result<Self, CloudError> {
-        let keystone = keystone::Client::new(&config.auth_url)
+        let keystone = keystone::Client::with_options(&config.auth_url, &config.client_options())
             .map_err(|e| CloudError::new(format!("OpenStack settings: {e}")))?;
         Ok(Sessions {
             keystone,
@@ -175,7 +175,9 @@ impl Sessions {
             .await
             .map_err(|_| timed_out("Keystone", c.timeout))?
             .map_err(|e| {
+                let at = format!(" (Keystone at {})", c.auth_url);
                 let hint = match (&e, scope) {
+                    (keystone::Error::Unreachable(_), _) => at.as_str(),
                     (_, Scope::User { .. }) => "",
                     (keystone::Error::Unauthorized, _) => super::config::CREDENTIAL_KEYS,
                     _ => "",

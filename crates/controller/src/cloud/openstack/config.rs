@@ -92,6 +92,9 @@ pub struct OpenStackConfig {
     pub kluster_user_domain: String,
     /// Roles the kluster users get on their kluster's project (e.g. `member`).
     pub kluster_user_roles: Vec<String>,
+    /// A PEM file of CA certificates to trust beside the built-in and system ones (a
+    /// private cloud's own CA), for Keystone and every service.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 impl OpenStackConfig {
@@ -122,6 +125,7 @@ impl OpenStackConfig {
             security_group: "default".into(),
             kluster_user_domain: String::new(),
             kluster_user_roles: vec!["member".into()],
+            ca_file: None,
         }
     }
 
@@ -157,6 +161,16 @@ impl OpenStackConfig {
         Ok(())
     }
 
+    /// The client options toward Keystone and the services: the call timeout (at most
+    /// 10 s to connect) and the CA file.
+    pub fn client_options(&self) -> keystone::ClientOptions {
+        keystone::ClientOptions {
+            connect_timeout: self.timeout.min(Duration::from_secs(10)),
+            timeout: self.timeout,
+            ca_file: self.ca_file.clone(),
+        }
+    }
+
     /// The pause before try `attempt + 1` (after `attempt` failed tries, from 1).
     pub(super) fn backoff(&self, attempt: u32) -> Duration {
         let doubled = self
@@ -180,6 +194,7 @@ impl std::fmt::Debug for OpenStackConfig {
             .field("timeout", &self.timeout)
             .field("attempts", &self.attempts)
             .field("retry_backoff", &self.retry_backoff)
+            .field("ca_file", &self.ca_file)
             .field("renew_before", &self.renew_before)
             .field("security_group", &self.security_group)
             .field("kluster_user_domain", &self.kluster_user_domain)

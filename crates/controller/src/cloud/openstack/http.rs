@@ -104,9 +104,8 @@ impl Api {
     pub fn new(config: OpenStackConfig) -> Result<Self, CloudError> {
         config.validate()?;
         let config = Arc::new(config);
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.timeout.min(std::time::Duration::from_secs(10)))
-            .timeout(config.timeout)
+        let http = keystone::trust::client_builder(&config.client_options())
+            .map_err(|e| CloudError::new(format!("OpenStack settings: {e}")))?
             .build()
             .map_err(|e| CloudError::new(format!("HTTP client: {}", e.without_url())))?;
         let sessions = Sessions::new(config.clone(), http.clone())?;

@@ -15,11 +15,12 @@ use crate::common::openstack::{cloud_env, env, scale, ONE_AT_A_TIME};
 /// The region the front is registered as.
 const REGION: &str = "RateLimited";
 
-/// nginx in front of Nova; killed when dropped.
-struct Front {
+/// nginx in front of one service; killed when dropped.
+pub(super) struct Front {
     child: Child,
     dir: std::path::PathBuf,
-    addr: String,
+    /// Where it listens (`127.0.0.1:port`).
+    pub(super) addr: String,
 }
 
 impl Drop for Front {
@@ -30,19 +31,45 @@ impl Drop for Front {
 }
 
 impl Front {
-    /// Starts nginx on a free port in front of `nova` (`host:port`).
+    /// Starts nginx on a free port in front of `nova` (`host:port`), rate limited.
     fn start(nova: &str) -> Front {
+        Front::start_with("ratelimit", nova, None, true)
+    }
+
+    /// nginx (state in a temp dir named after `tag`) in front of `upstream`, with TLS from
+    /// `tls` (certificate, key) and the rate limit when `limit`.
+    pub(super) fn start_with(
+        tag: &str,
+        upstream: &str,
+        tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+        limit: bool,
+    ) -> Front {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
         let addr = format!("127.0.0.1:{port}");
-        let dir = std::env::temp_dir().join(format!("mc-ratelimit-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("mc-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("tmp")).expect("nginx dir");
         // Workers run as nobody when the master is root: let them write their temp files.
         let _ = Command::new("chmod").args(["-R", "777"]).arg(&dir).status();
         let d = dir.display();
+        let listen = match &tls {
+            Some((cert, key)) => format!(
+                "listen {addr} ssl;\n    ssl_certificate {};\n    ssl_certificate_key {};",
+                cert.display(),
+                key.display()
+            ),
+            None => format!("listen {addr};"),
+        };
+        let (zone, limited) = match limit {
+            true => (
+                "limit_req_zone $server_port zone=nova:1m rate=2r/s;\n  limit_req_status 429;",
+                "limit_req zone=nova burst=2 nodelay;\n      error_page 429 = @limited;",
+            ),
+            false => ("", ""),
+        };
         let conf = format!(
             r#"worker_processes 1;
 pid {d}/nginx.pid;
@@ -54,15 +81,13 @@ http {{
   fastcgi_temp_path {d}/tmp/fastcgi;
   uwsgi_temp_path {d}/tmp/uwsgi;
   scgi_temp_path {d}/tmp/scgi;
-  limit_req_zone $server_port zone=nova:1m rate=2r/s;
-  limit_req_status 429;
+  {zone}
   server {{
-    listen {addr};
+    {listen}
     location / {{
-      limit_req zone=nova burst=2 nodelay;
-      proxy_pass http://{nova};
+      {limited}
+      proxy_pass http://{upstream};
       proxy_set_header Host $http_host;
-      error_page 429 = @limited;
     }}
     location @limited {{
       default_type application/json;
@@ -91,6 +116,12 @@ http {{
         Front { child, dir, addr }
     }
 
+    /// How many calls the front passed on or answered.
+    pub(super) fn requests(&self) -> usize {
+        let log = std::fs::read_to_string(self.dir.join("access.log")).unwrap_or_default();
+        log.lines().count()
+    }
+
     /// How many calls the front answered 429.
     fn limited(&self) -> usize {
         let log = std::fs::read_to_string(self.dir.join("access.log")).unwrap_or_default();
@@ -99,14 +130,15 @@ http {{
 }
 
 /// Keystone's admin API with an admin token.
-struct Admin {
+pub(super) struct Admin {
     http: reqwest::Client,
     base: String,
     token: String,
 }
 
 impl Admin {
-    async fn new(auth_url: &str) -> Admin {
+    /// Signs the cloud admin in at `auth_url`.
+    pub(super) async fn new(auth_url: &str) -> Admin {
         let password = env("ADMIN_PASSWORD").expect("MC_TEST_OS_ADMIN_PASSWORD");
         let user = env("ADMIN_USER").unwrap_or("admin".into());
         let project = env("ADMIN_PROJECT").unwrap_or("admin".into());
@@ -148,11 +180,12 @@ impl Admin {
         v
     }
 
-    /// Region [`REGION`] with the test cloud's endpoints, Nova's at `front`.
-    async fn register(&self, front: &str) {
-        self.unregister().await;
-        let region = json!({ "region": { "id": REGION } });
-        self.call(reqwest::Method::POST, "regions", Some(region))
+    /// Region `region` with the test cloud's endpoints, Nova's at `front` (a URL's
+    /// `scheme://host:port`).
+    pub(super) async fn register(&self, region: &str, front: &str) {
+        self.unregister(region).await;
+        let region_body = json!({ "region": { "id": region } });
+        self.call(reqwest::Method::POST, "regions", Some(region_body))
             .await;
         let from = env("REGION").unwrap_or("RegionOne".into());
         let services = self.call(reqwest::Method::GET, "services", None).await;
@@ -176,15 +209,15 @@ impl Admin {
             };
             let endpoint = json!({ "endpoint": {
                 "service_id": e["service_id"], "interface": e["interface"],
-                "url": url, "region_id": REGION } });
+                "url": url, "region_id": region } });
             self.call(reqwest::Method::POST, "endpoints", Some(endpoint))
                 .await;
         }
     }
 
-    /// Removes [`REGION`]'s endpoints (what an earlier run left too).
-    async fn unregister(&self) {
-        let path = format!("endpoints?region_id={REGION}");
+    /// Removes `region`'s endpoints (what an earlier run left too).
+    pub(super) async fn unregister(&self, region: &str) {
+        let path = format!("endpoints?region_id={region}");
         let endpoints = self.call(reqwest::Method::GET, &path, None).await;
         for e in endpoints["endpoints"].as_array().into_iter().flatten() {
             let id = e["id"].as_str().unwrap_or_default();
@@ -194,13 +227,13 @@ impl Admin {
     }
 }
 
-/// `url` with its `host:port` replaced by `addr`.
-fn swap_host(url: &str, addr: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
+/// `url` with its `scheme://host:port` replaced by `front`'s.
+fn swap_host(url: &str, front: &str) -> String {
+    let Some((_, rest)) = url.split_once("://") else {
         return url.to_string();
     };
     let path = rest.find('/').map_or("", |i| &rest[i..]);
-    format!("{scheme}://{addr}{path}")
+    format!("{front}{path}")
 }
 
 /// Nova's `host:port` in the test cloud.
@@ -217,7 +250,9 @@ async fn behind_a_rate_limit_create_scale_and_delete_all_get_there() {
     let one = ONE_AT_A_TIME.lock().await;
     let front = Front::start(&nova);
     let admin = Admin::new(&auth_url).await;
-    admin.register(&front.addr).await;
+    admin
+        .register(REGION, &format!("http://{}", front.addr))
+        .await;
     let f = Fixture::with("ratelimit", one, &auth_url, REGION.to_string()).await;
     let name = f.name("r");
     f.create_with(body(&name, 3)).await;
@@ -242,5 +277,5 @@ async fn behind_a_rate_limit_create_scale_and_delete_all_get_there() {
         limited > 0,
         "the front never limited: the test proved nothing"
     );
-    admin.unregister().await;
+    admin.unregister(REGION).await;
 }

@@ -30,6 +30,9 @@ pub enum CloudErrorKind {
     Other,
     /// The project's quota does not allow it (Nova's 403 "Quota exceeded").
     QuotaExceeded,
+    /// Keystone refused a kluster's own user (deleted, disabled, locked, expired, or its
+    /// password changed): the user needs repair.
+    UserRefused,
 }
 
 impl CloudError {

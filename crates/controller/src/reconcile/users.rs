@@ -59,6 +59,36 @@ pub async fn ensure(k: &Kluster, ctx: &Ctx<'_>) -> Tried<Option<KlusterUser>> {
     Ok(Ok(Some(user)))
 }
 
+/// Repairs `k`'s user after Keystone refused it (deleted, disabled, locked, expired, or its
+/// password changed by hand): a new password (never one the history holds), then made,
+/// enabled, exempted and granted its roles again as at first; says so in an event.
+pub async fn repair(k: &Kluster, ctx: &Ctx<'_>, why: &CloudError) -> Tried<()> {
+    let (project, name) = (ctx.project, k.name.as_str());
+    let Some(rec) = ctx.store().kluster_user(project, name).await? else {
+        return Ok(Ok(()));
+    };
+    let Ok(sealed) = ctx.sealer.seal(new_password().as_bytes()) else {
+        return Ok(Err(CloudError::new("sealing a new password failed")));
+    };
+    ctx.store()
+        .renew_kluster_user(project, name, &sealed)
+        .await?;
+    let made = ensure(k, ctx).await?;
+    let message = match &made {
+        Ok(_) => format!(
+            "Kluster user {} could not sign in ({why}); it was given a new password, enabled and granted its roles again",
+            rec.user_name
+        ),
+        Err(e) => format!(
+            "Kluster user {} could not sign in ({why}) and could not be repaired: {e}",
+            rec.user_name
+        ),
+    };
+    ctx.warn(k, kluster::EventReason::FailedCreateNode, &message)
+        .await?;
+    Ok(made.map(drop))
+}
+
 /// Deletes `k`'s user in the cloud, then forgets it; nothing to do without one.
 pub async fn remove(k: &Kluster, ctx: &Ctx<'_>) -> Tried<()> {
     let (project, name) = (ctx.project, k.name.as_str());

@@ -101,6 +101,28 @@ impl Store {
         Ok(())
     }
 
+    /// Gives kluster `name`'s user a new (sealed) password and marks it as still to be
+    /// made in Keystone: the next [`ensure`](crate::reconcile::users::ensure) sets it there,
+    /// enables the user and grants its roles again.
+    #[tracing::instrument(name = "store", skip_all, fields(store.operation = "renew_kluster_user"))]
+    pub async fn renew_kluster_user(
+        &self,
+        project: &str,
+        name: &str,
+        password_sealed: &[u8],
+    ) -> Result<(), StoreError> {
+        self.check_ready()?;
+        sqlx::query(
+            "UPDATE kluster_users SET password_sealed = $1, user_id = '' WHERE project_id = $2 AND name = $3",
+        )
+        .bind(password_sealed)
+        .bind(project)
+        .bind(name)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// Forgets kluster `name`'s user (after it was deleted in Keystone).
     #[tracing::instrument(name = "store", skip_all, fields(store.operation = "forget_kluster_user"))]
     pub async fn forget_kluster_user(&self, project: &str, name: &str) -> Result<(), StoreError> {

@@ -1,7 +1,8 @@
 //! Klusters' own OpenStack users against the real test cloud (`scripts/openstack.sh`), as
 //! Kubernikus makes them: ground makes the user in the configured domain with its roles on
 //! the kluster's project, the kluster's servers are booted by it (Nova records its id), and
-//! deleting the kluster deletes it. Project staging, so that the quota tests in demo do not
+//! deleting the kluster deletes it; the user is exempt from PCI-DSS expiry and lockout, and
+//! one broken by hand (disabled, its role taken) is repaired at the next boot. Project staging, so that the quota tests in demo do not
 //! count these servers. Skipped, saying why, without `MC_TEST_OS_AUTH_URL`.
 //!
 //! The second test is the seed's gophercloud bug: with tokens that live one minute, the
@@ -138,7 +139,12 @@ async fn direct(auth_url: &str) -> (Direct, String) {
 
 /// A one-node kluster `name` in staging, created through the API.
 async fn create(app: &axum::Router, tok: &str, name: &str) {
-    let body = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": 1,
+    create_sized(app, tok, name, 1).await;
+}
+
+/// A kluster `name` in staging with one pool of `size`, created through the API.
+async fn create_sized(app: &axum::Router, tok: &str, name: &str, size: i64) {
+    let body = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": size,
         "flavor": env("FLAVOR").unwrap_or("m1.small".into()),
         "image": env("IMAGE").unwrap_or("flatcar-stable".into()),
         "availabilityZone": "nova"}]}});
@@ -222,6 +228,26 @@ async fn a_kluster_boots_as_its_own_user_and_takes_it_along() {
     let running = crate::common::openstack::start(&auth_url, cloud(&auth_url), "users").await;
     let app = running.router.clone();
     let (d, tok) = direct(&auth_url).await;
+    // A failed earlier run's servers (they would hold staging's quota).
+    let url = format!("{}/servers", d.compute);
+    let (_, left) = d.get(url).await;
+    for s in left["servers"].as_array().into_iter().flatten() {
+        let named = s["name"].as_str().is_some_and(|n| n.starts_with("kks-us"));
+        if let (true, Some(id)) = (named, s["id"].as_str()) {
+            delete_by_hand(&d, id).await;
+        }
+    }
+    until(
+        Duration::from_secs(120),
+        "the earlier run's servers gone",
+        || async {
+            let (_, v) = d.get(format!("{}/servers", d.compute)).await;
+            let all = v["servers"].as_array().cloned().unwrap_or_default();
+            let named = |s: &Value| s["name"].as_str().is_some_and(|n| n.starts_with("kks-us"));
+            (!all.iter().any(named)).then_some(())
+        },
+    )
+    .await;
     let name = format!("us{}", std::process::id() % 100_000);
     let user_name = format!("kubernikus-{name}-{staging}");
     create(&app, &tok, &name).await;
@@ -237,7 +263,80 @@ async fn a_kluster_boots_as_its_own_user_and_takes_it_along() {
     );
     assert_eq!(server["tenant_id"], json!(staging), "{server}");
     assert_eq!(admin.roles(user_id, &staging).await, vec!["member"]);
+    let (_, u) = admin
+        .call(reqwest::Method::GET, &format!("users/{user_id}"), None)
+        .await;
+    for option in [
+        "ignore_password_expiry",
+        "ignore_change_password_upon_first_use",
+        "ignore_lockout_failure_attempts",
+    ] {
+        assert_eq!(u["user"]["options"][option], json!(true), "{option}: {u}");
+    }
     eprintln!("booted by {user_name} after {:.1?}", started.elapsed());
+
+    // A second kluster, empty: its user is made before any boot. Broken by hand (disabled,
+    // its role taken away) before it ever signs in (Nova would take a cached token of a
+    // user that had), the first boot finds it refused and repairs it.
+    let second = format!("{name}b");
+    let second_user = format!("kubernikus-{second}-{staging}");
+    create_sized(&app, &tok, &second, 0).await;
+    let broken = until(
+        Duration::from_secs(60),
+        "the second kluster's user",
+        || async {
+            let users = admin.users(&domain, &second_user).await;
+            let id = users.first()?["id"].as_str()?.to_string();
+            (admin.roles(&id, &staging).await == ["member"]).then_some(id)
+        },
+    )
+    .await;
+    let path = format!("users/{broken}");
+    let off = json!({ "user": { "enabled": false } });
+    let (status, v) = admin.call(reqwest::Method::PATCH, &path, Some(off)).await;
+    assert_eq!(status, 200, "{v}");
+    let (_, roles) = admin
+        .call(reqwest::Method::GET, "roles?name=member", None)
+        .await;
+    let member = roles["roles"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let grant = format!("projects/{staging}/users/{broken}/roles/{member}");
+    let (status, v) = admin.call(reqwest::Method::DELETE, &grant, None).await;
+    assert_eq!(status, 204, "{v}");
+    crate::common::openstack::scale(&app, &tok, &second, 1).await;
+    let repaired = active_server(&d, &second, "", Duration::from_secs(120)).await;
+    assert_eq!(
+        repaired["user_id"],
+        json!(broken),
+        "booted by the repaired user"
+    );
+    let (_, u) = admin.call(reqwest::Method::GET, &path, None).await;
+    assert_eq!(u["user"]["enabled"], json!(true), "enabled again: {u}");
+    assert_eq!(admin.roles(&broken, &staging).await, vec!["member"]);
+    let (_, events) = crate::common::call(
+        &app,
+        "GET",
+        &format!("/api/v1/clusters/{second}/events"),
+        Some(&tok),
+        None,
+    )
+    .await;
+    let said: Vec<&str> = events
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["message"].as_str())
+        .filter(|m| m.contains("could not sign in"))
+        .collect();
+    assert!(
+        said.iter()
+            .any(|m| m.contains("was given a new password, enabled and granted its roles again")),
+        "{said:?}"
+    );
+    delete(&app, &tok, &d, &second).await;
+    eprintln!("broken by hand, repaired after {:.1?}", started.elapsed());
 
     // Nothing about the user's password reaches the API's answers or events.
     let k = crate::common::openstack::kluster(&app, &tok, &name).await;

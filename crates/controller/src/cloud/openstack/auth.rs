@@ -182,10 +182,14 @@ impl Sessions {
                     (keystone::Error::Unauthorized, _) => super::config::CREDENTIAL_KEYS,
                     _ => "",
                 };
-                CloudError::new(format!(
+                let mut err = CloudError::new(format!(
                     "Signing in as {user_name} (domain {user_domain}) to project {} failed: {e}{hint}",
                     scope_name(scope, c)
-                ))
+                ));
+                if matches!((&e, scope), (keystone::Error::Unauthorized, Scope::User { .. })) {
+                    err.kind = crate::cloud::CloudErrorKind::UserRefused;
+                }
+                err
             })?;
         let scoped = token.project.as_ref().map(|p| p.id.clone());
         let project = match (scope, scoped) {

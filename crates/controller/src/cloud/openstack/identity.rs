@@ -18,6 +18,17 @@ struct Found {
     id: String,
 }
 
+/// Keystone's user options that exempt a service user from PCI-DSS rules
+/// (`[security_compliance]`): its password never expires, needs no change at first use,
+/// and failed sign-ins never lock it.
+fn user_options() -> serde_json::Value {
+    json!({
+        "ignore_password_expiry": true,
+        "ignore_change_password_upon_first_use": true,
+        "ignore_lockout_failure_attempts": true,
+    })
+}
+
 impl Api {
     /// An identity call as the service user in `project`'s scope.
     async fn identity(
@@ -93,12 +104,23 @@ impl Api {
             .await?;
         let id = match existing {
             Some(id) => {
-                let body = json!({ "user": { "password": user.password, "enabled": true } });
+                // Enabled, exempt, with our password; a password history refusing the same
+                // password again (a retry) leaves the one it has: the sign-in tells.
                 let path = format!("users/{}", segment(&id));
-                self.identity(project, Method::PATCH, &path, &[], Some(&body))
-                    .await?
-                    .ok()
-                    .map_err(refused)?;
+                let body = json!({ "user": {
+                    "password": user.password, "enabled": true, "options": user_options() } });
+                let reply = self
+                    .identity(project, Method::PATCH, &path, &[], Some(&body))
+                    .await?;
+                if reply.status == 400 {
+                    let body = json!({ "user": { "enabled": true, "options": user_options() } });
+                    self.identity(project, Method::PATCH, &path, &[], Some(&body))
+                        .await?
+                        .ok()
+                        .map_err(refused)?;
+                } else {
+                    reply.ok().map_err(refused)?;
+                }
                 id
             }
             None => {
@@ -108,6 +130,7 @@ impl Api {
                     "password": user.password,
                     "default_project_id": project,
                     "description": format!("Mission Control: nodes of kluster in project {project}"),
+                    "options": user_options(),
                 }});
                 let reply = self
                     .identity(project, Method::POST, "users", &[], Some(&body))

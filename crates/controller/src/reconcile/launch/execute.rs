@@ -125,6 +125,7 @@ pub async fn reconcile(
     // Eight at a time; a pool the cloud refused gets no more tries in this pass (past the
     // quota, the same answer would come for every one of its servers).
     let mut refused_pools = Vec::new();
+    let mut repaired = false;
     for wave in specs.chunks(CALLS_AT_ONCE) {
         let asked: Vec<_> = wave
             .iter()
@@ -146,6 +147,15 @@ pub async fn reconcile(
                 }
                 // The same error for the rest of the wave: one warning says it.
                 Err(_) if refused_pools.contains(&i) => {}
+                // The kluster's own user was refused: repaired, and tried again soon.
+                Err(e) if e.kind == CloudErrorKind::UserRefused => {
+                    out.refused += 1;
+                    refused_pools.push(i);
+                    if !repaired {
+                        repaired = true;
+                        let _ = super::super::users::repair(k, ctx, &e).await?;
+                    }
+                }
                 Err(e) => {
                     out.refused += 1;
                     refused_pools.push(i);
@@ -161,7 +171,7 @@ pub async fn reconcile(
     // Refused: again after a growing delay, unless something else is still on its way;
     // a pool waiting after failures: again at its time.
     let busy = out.created > 0 || out.deleted > 0 || super::plan::in_progress(&pools, &mine);
-    out.next = match (busy, out.refused > 0) {
+    out.next = match (busy || repaired, out.refused > 0) {
         (true, _) => Next::soon(),
         (false, true) => Next::backoff(),
         (false, false) => Next::change(),

@@ -75,7 +75,10 @@ impl std::fmt::Debug for Sessions {
 impl Sessions {
     /// Sessions signing in at `config.auth_url`; `http` fetches catalogs.
     pub fn new(config: Arc<OpenStackConfig>, http: reqwest::Client) -> Result<Self, CloudError> {
-        let keystone = keystone::Client::with_options(&config.auth_url, &config.client_options())
+        // A second longer than the call timeout that wraps each sign-in, whose words win.
+        let mut options = config.client_options();
+        options.timeout += std::time::Duration::from_secs(1);
+        let keystone = keystone::Client::with_options(&config.auth_url, &options)
             .map_err(|e| CloudError::new(format!("OpenStack settings: {e}")))?;
         Ok(Sessions {
             keystone,

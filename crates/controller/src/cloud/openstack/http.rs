@@ -214,7 +214,8 @@ impl Api {
                 session = self.sessions.renew(scope, &session).await?;
                 continue;
             }
-            let wait = match again(&result, idempotent) {
+            let answer = result.as_ref().ok().map(|r| (r.status, r.retry_after));
+            let wait = match again(answer, idempotent) {
                 Some(Again::Failed) if attempt < self.config.attempts => {
                     jitter(self.config.backoff(attempt))
                 }

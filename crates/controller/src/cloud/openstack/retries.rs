@@ -6,9 +6,6 @@
 
 use std::time::Duration;
 
-use super::http::Reply;
-use crate::cloud::CloudError;
-
 /// Tries of a call the cloud keeps rate limiting (at least the configured attempts).
 pub const RATE_LIMITED_ATTEMPTS: u32 = 6;
 
@@ -24,14 +21,18 @@ pub(super) enum Again {
     Limited(Option<Duration>),
 }
 
-/// Whether and why a try that answered `result` is sent again (`idempotent`: a GET). A
-/// 401 is handled before this.
-pub(super) fn again(result: &Result<Reply, CloudError>, idempotent: bool) -> Option<Again> {
-    match result {
-        Ok(r) if r.status == 429 => Some(Again::Limited(r.retry_after)),
-        Ok(r) if r.status == 503 && r.retry_after.is_some() => Some(Again::Limited(r.retry_after)),
-        Ok(r) if idempotent && matches!(r.status, 500 | 502 | 503 | 504) => Some(Again::Failed),
-        Err(_) if idempotent => Some(Again::Failed),
+/// What a try got: a status with the `Retry-After` it carried, or no answer at all (a
+/// connection error or a timeout).
+pub type Answer = Option<(u16, Option<Duration>)>;
+
+/// Whether and why a try that got `answer` is sent again (`idempotent`: a GET). A 401 is
+/// handled before this.
+pub(super) fn again(answer: Answer, idempotent: bool) -> Option<Again> {
+    match answer {
+        Some((429, after)) => Some(Again::Limited(after)),
+        Some((503, Some(after))) => Some(Again::Limited(Some(after))),
+        Some((500 | 502 | 503 | 504, _)) if idempotent => Some(Again::Failed),
+        None if idempotent => Some(Again::Failed),
         _ => None,
     }
 }

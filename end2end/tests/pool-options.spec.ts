@@ -2,8 +2,19 @@
 // shown on the kluster's page, read back through the API, changed on the existing pool, and a
 // taint the API refuses named by its field with what was typed kept; with and without
 // JavaScript. Real server, real Keystone, embedded controller with 2-second phases.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { signIn, unique, scriptHeaders, removeKluster } from "./support";
+
+/** Opens the pool's settings form. A live update that lands right after a save renders the
+ * card again, closed: a click then may close what it opened, so the form is opened until it
+ * shows. */
+async function openSettings(box: Locator) {
+  await expect(async () => {
+    const open = await box.locator("details").first().evaluate((d) => (d as HTMLDetailsElement).open);
+    if (!open) await box.getByText("Change settings of pool pool…").click();
+    await expect(box.getByLabel("Taints")).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
+}
 
 const RULE = "A change reaches nodes created after it.";
 
@@ -58,10 +69,13 @@ test("labels, a taint and the update policy round-trip from the create form to t
     // Let it settle, so the page does not reload under the form.
     await expect(page.locator("#phase")).toHaveText("Running", { timeout: 30_000 });
     await expect(page.locator('tr[data-pool="pool"] [data-count="healthy"]')).toHaveText("1", { timeout: 30_000 });
+    // The node's announcement (written once it is up, about when it turns healthy) is the
+    // last news: once the page shows it, no refetch is on its way.
+    await expect(page.getByText("SuccessfulCreateNode").first()).toBeVisible({ timeout: 30_000 });
     await page.waitForSelector("body[data-hydrated]");
 
     // Change the existing pool's labels and policy.
-    await box.getByText("Change settings of pool pool…").click();
+    await openSettings(box);
     await box.getByLabel("Labels").fill("team=platform");
     await box.getByLabel("Allow replace").check();
     await box.getByRole("button", { name: "Save settings" }).click();
@@ -74,7 +88,7 @@ test("labels, a taint and the update policy round-trip from the create form to t
     });
 
     // A taint with an effect that does not exist: named by its field, kept, not sent.
-    await box.getByText("Change settings of pool pool…").click();
+    await openSettings(box);
     await box.getByLabel("Taints").fill("dedicated=gpu:Sometimes");
     const error = box.locator("#pool-0-opt-taints-error");
     await expect(error).toContainText("spec.nodePools[0].taints[0]");

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use kluster::{EventReason, Kluster, KlusterPhase};
 
 use super::context::{Ctx, KlusterView, Outcome};
-use super::launch::{belongs, retry};
+use super::launch::{pool_of, retry};
 use super::next::Next;
 use crate::cloud::{NodeKnowledge, NodeSource, Server, ServerStatus};
 use crate::store::{ServerMark, StoreError};
@@ -102,20 +102,16 @@ pub fn stopped<'a>(
             if marks.get(&s.id) != Some(&ServerMark::Started) {
                 return (*s, StoppedAction::Start);
             }
-            let pool = k
-                .spec
-                .node_pools
-                .iter()
-                .find(|p| belongs(s, &k.name, &p.name));
-            let allowed = pool
-                .and_then(|p| p.config.as_ref())
-                .and_then(|c| c.allow_replace)
-                .unwrap_or(kluster::defaults::ALLOW_REPLACE);
             // A server of a removed pool is launch's to delete.
-            match (pool, allowed) {
-                (Some(_), true) => (*s, StoppedAction::Replace),
-                (Some(_), false) => (*s, StoppedAction::Hold),
-                (None, _) => (*s, StoppedAction::Hold),
+            let allowed = pool_of(k, s).map(|i| {
+                let config = k.spec.node_pools[i].config.as_ref();
+                config
+                    .and_then(|c| c.allow_replace)
+                    .unwrap_or(kluster::defaults::ALLOW_REPLACE)
+            });
+            match allowed {
+                Some(true) => (*s, StoppedAction::Replace),
+                Some(false) | None => (*s, StoppedAction::Hold),
             }
         })
         .collect()
@@ -136,9 +132,8 @@ pub async fn reconcile(
     if k.status.phase != KlusterPhase::Running {
         return Ok(out);
     }
-    let name = k.name.clone();
     let register_timeout = ctx.timing().register_timeout;
-    let mine = super::launch::of_kluster(servers, &name);
+    let mine = super::launch::of_kluster(servers, &k.name);
     let nodes = ctx.cloud().node_source();
     let marks = &o.stored.marks;
     let mut removals = plan_with(&mine, register_timeout, nodes);
@@ -164,13 +159,9 @@ pub async fn reconcile(
         let server = mine.iter().find(|s| s.id == g.id);
         // A new server that never came up failed its pool: the pool waits before the next.
         let new = marks.get(&g.id) == Some(&ServerMark::Booting);
-        let pool = server.and_then(|s| {
-            k.spec
-                .node_pools
-                .iter()
-                .find(|p| belongs(s, &name, &p.name))
-                .cloned()
-        });
+        let pool = server
+            .and_then(|s| pool_of(k, s))
+            .map(|i| k.spec.node_pools[i].clone());
         let why = match g.why {
             Why::Errored => "it went into ERROR".to_string(),
             Why::StoppedAgain => "it stopped again after it was started".to_string(),
@@ -194,8 +185,8 @@ pub async fn reconcile(
                 match (g.why, new, &pool) {
                     (Why::Errored, true, Some(pool)) => {
                         let fault = faults.get(&g.id).map(String::as_str);
-                        let (message, detail) = retry::failure_message(pool, fault);
-                        let (reason, _) = retry::reason(pool, fault);
+                        let (reason, detail) = retry::reason(pool, fault);
+                        let message = retry::failure_message(pool, fault.is_some(), &reason);
                         let now = time::OffsetDateTime::now_utc();
                         let timing = ctx.timing();
                         retry::record_failure(

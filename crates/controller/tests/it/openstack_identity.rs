@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use crate::common::openstack::{cloud_env, env, until, Direct};
+use crate::common::openstack::{cloud_env, env, until, Admin, Direct};
 use controller::cloud::choice::CloudChoice;
 use controller::cloud::openstack::OpenStackConfig;
 use serde_json::{json, Value};
@@ -22,53 +22,7 @@ use tokio::time::Instant;
 /// The domain kluster users are made in.
 const DOMAIN: &str = "kubernikus";
 
-/// Keystone as the cloud admin sees it (the test's own view, not the controller's).
-struct Admin {
-    http: reqwest::Client,
-    keystone: String,
-    token: String,
-}
-
 impl Admin {
-    async fn sign_in(keystone: &str) -> Admin {
-        let http = reqwest::Client::new();
-        let password = env("ADMIN_PASSWORD").unwrap_or("admin-secret".into());
-        let body = json!({"auth": {"identity": {"methods": ["password"], "password": {"user": {
-            "name": "admin", "domain": {"name": "Default"}, "password": password}}},
-            "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}});
-        let r = http
-            .post(format!("{keystone}/auth/tokens"))
-            .json(&body)
-            .send()
-            .await
-            .expect("Keystone answers");
-        assert_eq!(r.status().as_u16(), 201, "admin sign-in");
-        let token = r
-            .headers()
-            .get("x-subject-token")
-            .and_then(|v| v.to_str().ok())
-            .expect("a token")
-            .to_string();
-        Admin {
-            http,
-            keystone: keystone.to_string(),
-            token,
-        }
-    }
-
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = self
-            .http
-            .request(method, format!("{}/{path}", self.keystone))
-            .header("X-Auth-Token", &self.token);
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let r = req.send().await.expect("Keystone answers");
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
-    }
-
     /// The kluster-user domain's id, made if the test cloud does not have it yet.
     async fn domain(&self) -> String {
         let (_, v) = self

@@ -240,12 +240,9 @@ impl Cloud for SimCloud {
     ) -> BoxFuture<'a, Result<(), CloudError>> {
         Box::pin(async move {
             self.gate(project).await?;
-            self.set_stopped(project, |s| s.id == id, false)
-                .await?
-                .then_some(())
-                .ok_or_else(|| {
-                    CloudError::new(format!("Instance {id} could not be found. (HTTP 404)"))
-                })
+            let live = |s: &state::SimServer| s.id == id && s.deleted.is_none();
+            let found = self.update_server(project, live, |s| s.stopped = false);
+            found.await?.then_some(()).ok_or_else(|| no_such_server(id))
         })
     }
 
@@ -264,13 +261,7 @@ impl Cloud for SimCloud {
                         .map(|s| &mut s.deleted)
                 })
                 .await?;
-            if found {
-                Ok(())
-            } else {
-                Err(CloudError::new(format!(
-                    "Instance {id} could not be found. (HTTP 404)"
-                )))
-            }
+            found.then_some(()).ok_or_else(|| no_such_server(id))
         })
     }
 
@@ -325,4 +316,9 @@ impl Cloud for SimCloud {
             }
         })
     }
+}
+
+/// Nova's answer for a server id it does not know.
+fn no_such_server(id: &str) -> CloudError {
+    CloudError::new(format!("Instance {id} could not be found. (HTTP 404)"))
 }

@@ -93,41 +93,30 @@ impl SimCloud {
         name: &str,
         cordoned: bool,
     ) -> Result<bool, CloudError> {
-        self.with_project(project, |p| {
-            let found = match p.servers.iter_mut().find(|s| s.name == name) {
-                Some(s) => {
-                    s.cordoned = cordoned;
-                    true
-                }
-                None => false,
-            };
-            p.dirty |= found;
-            found
-        })
-        .await
+        self.update_server(project, |s| s.name == name, |s| s.cordoned = cordoned)
+            .await
     }
 
     /// Stops the server named `name` (Nova's SHUTOFF, as if someone stopped it); false if
     /// there is none.
     pub async fn stop(&self, project: &str, name: &str) -> Result<bool, CloudError> {
-        self.set_stopped(project, |s| s.name == name, true).await
+        let live = |s: &SimServer| s.name == name && s.deleted.is_none();
+        self.update_server(project, live, |s| s.stopped = true)
+            .await
     }
 
-    /// Stops or starts the first server `pick` finds; false if none.
-    pub(super) async fn set_stopped(
+    /// Applies `change` to the first server `pick` finds (the project is stored again);
+    /// false if none.
+    pub(super) async fn update_server(
         &self,
         project: &str,
         pick: impl Fn(&SimServer) -> bool,
-        stopped: bool,
+        change: impl FnOnce(&mut SimServer),
     ) -> Result<bool, CloudError> {
         self.with_project(project, |p| {
-            let found = match p
-                .servers
-                .iter_mut()
-                .find(|s| pick(s) && s.deleted.is_none())
-            {
+            let found = match p.servers.iter_mut().find(|s| pick(s)) {
                 Some(s) => {
-                    s.stopped = stopped;
+                    change(s);
                     true
                 }
                 None => false,

@@ -2,7 +2,7 @@
 
 use kluster::{EventDetail, EventReason, Kluster};
 
-use super::{belongs, plan_with, prefix, retry};
+use super::{plan_with, prefix, retry};
 use crate::cloud::{CloudErrorKind, ServerSpec, ServerStatus};
 use crate::reconcile::context::{Ctx, KlusterView, Outcome, CALLS_AT_ONCE};
 use crate::reconcile::next::Next;
@@ -32,12 +32,7 @@ pub async fn reconcile(
         if !booting || s.status != ServerStatus::Active {
             continue;
         }
-        let pool = k
-            .spec
-            .node_pools
-            .iter()
-            .position(|p| belongs(s, &name, &p.name));
-        if let Some(info) = pool.and_then(|i| pools.get_mut(i)) {
+        if let Some(info) = super::pool_of(k, s).and_then(|i| pools.get_mut(i)) {
             info.create_retry = None;
         }
         let message = format!("Successfully created node {}", s.name);

@@ -36,6 +36,15 @@ pub fn belongs(server: &Server, kluster: &str, pool: &str) -> bool {
             .is_some_and(|rest| rest.len() == 5 && !rest.contains('-'))
 }
 
+/// Index in `k`'s spec of the pool `server` belongs to (`None`: no pool of it, e.g. one
+/// that was removed).
+pub fn pool_of(k: &kluster::Kluster, server: &Server) -> Option<usize> {
+    k.spec
+        .node_pools
+        .iter()
+        .position(|p| belongs(server, &k.name, &p.name))
+}
+
 /// The servers of `kluster` (any pool), by the kluster recorded in their metadata: names
 /// alone are ambiguous (`kks-a-b-…` may be kluster `a` pool `b-…` or kluster `a-b`).
 pub fn of_kluster<'a>(servers: &'a [Server], kluster: &str) -> Vec<&'a Server> {

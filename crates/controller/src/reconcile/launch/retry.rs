@@ -15,18 +15,17 @@ use crate::reconcile::context::Timing;
 /// Nova's words for a server no host could place ("No valid host was found. …").
 const NO_VALID_HOST: &str = "no valid host";
 
-/// What a failed new server of `pool` tells the tenant: the event's message and detail.
-/// The message names no server and no time, so that repeats fold into one timeline entry
-/// that counts them.
-pub fn failure_message(pool: &NodePool, fault: Option<&str>) -> (String, Option<EventDetail>) {
-    let said = match fault {
-        Some(_) => format!("Nova put a new server of pool {} in ERROR:", pool.name),
-        None => format!("A new server of pool {} went into ERROR:", pool.name),
+/// What a failed new server of `pool` tells the tenant, given `reason` (from [`reason`];
+/// `said`: the cloud gave a fault). The message names no server and no time, so that
+/// repeats fold into one timeline entry that counts them.
+pub fn failure_message(pool: &NodePool, said: bool, reason: &str) -> String {
+    let what = match said {
+        true => format!("Nova put a new server of pool {} in ERROR:", pool.name),
+        false => format!("A new server of pool {} went into ERROR:", pool.name),
     };
     let tail =
         "It was deleted; the next one is asked for after a wait that grows with each failure.";
-    let (why, detail) = reason(pool, fault);
-    (format!("{said} {why} {tail}"), detail)
+    format!("{what} {reason} {tail}")
 }
 
 /// The cloud's words for a failed server of `pool`, with advice where the failure is one
@@ -120,6 +119,12 @@ mod tests {
         }
     }
 
+    /// The event's message and detail, as flight makes them.
+    fn failure(pool: &NodePool, fault: Option<&str>) -> (String, Option<EventDetail>) {
+        let (why, detail) = reason(pool, fault);
+        (failure_message(pool, fault.is_some(), &why), detail)
+    }
+
     fn timing() -> Timing {
         let mut t = Timing::scaled(Duration::from_secs(1));
         t.create_retry = Duration::from_secs(30);
@@ -130,7 +135,7 @@ mod tests {
     #[test]
     fn no_valid_host_names_zone_flavor_and_advice_and_no_server() {
         let fault = "No valid host was found. There are not enough hosts available.";
-        let (m, d) = failure_message(&pool("nova"), Some(fault));
+        let (m, d) = failure(&pool("nova"), Some(fault));
         assert_eq!(d, Some(EventDetail::NoValidHost));
         assert!(m.contains(fault), "{m}");
         assert!(
@@ -138,12 +143,12 @@ mod tests {
             "{m}"
         );
         assert!(m.contains("ask your cloud admin"), "{m}");
-        let (m, _) = failure_message(&pool(""), Some(fault));
+        let (m, _) = failure(&pool(""), Some(fault));
         assert!(m.contains("the default zone"), "{m}");
-        let (m, d) = failure_message(&pool("nova"), Some("Build of instance aborted: disk"));
+        let (m, d) = failure(&pool("nova"), Some("Build of instance aborted: disk"));
         assert_eq!(d, None);
         assert!(m.contains("Build of instance aborted: disk") && !m.contains("flavor"));
-        let (m, d) = failure_message(&pool("nova"), None);
+        let (m, d) = failure(&pool("nova"), None);
         assert_eq!(d, None);
         assert!(m.contains("gave no reason"), "{m}");
     }

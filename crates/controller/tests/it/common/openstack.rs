@@ -183,3 +183,59 @@ pub async fn cloud_lock(exclusive: bool) -> std::fs::File {
     .await
     .expect("the lock's thread")
 }
+
+/// Keystone's API as the test cloud's admin sees it (the test's own view, not the
+/// controller's); tests add the calls they need in `impl Admin` blocks of their own.
+pub struct Admin {
+    http: reqwest::Client,
+    keystone: String,
+    token: String,
+}
+
+impl Admin {
+    /// Signs the cloud admin (`MC_TEST_OS_ADMIN_*`, else admin / admin-secret in project
+    /// admin) in at `keystone` (its v3 URL).
+    pub async fn sign_in(keystone: &str) -> Admin {
+        let password = env("ADMIN_PASSWORD").unwrap_or("admin-secret".into());
+        let user = env("ADMIN_USER").unwrap_or("admin".into());
+        let project = env("ADMIN_PROJECT").unwrap_or("admin".into());
+        let token = keystone::Client::new(keystone)
+            .expect("Keystone URL")
+            .password_auth(&keystone::PasswordAuth {
+                user_name: &user,
+                password: &password,
+                user_domain: "Default",
+                project: keystone::ProjectRef::Name {
+                    name: &project,
+                    domain: "Default",
+                },
+            })
+            .await
+            .expect("the cloud admin signs in");
+        Admin {
+            http: reqwest::Client::new(),
+            keystone: keystone.trim_end_matches('/').to_string(),
+            token: token.secret.expose().to_string(),
+        }
+    }
+
+    /// `method path` (relative to the v3 URL) with `body`: the status and the JSON answer
+    /// (`Null` if none).
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = self
+            .http
+            .request(method, format!("{}/{path}", self.keystone))
+            .header("X-Auth-Token", &self.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.expect("Keystone answers");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+}

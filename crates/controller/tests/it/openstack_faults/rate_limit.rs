@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{body, Fixture};
-use crate::common::openstack::{cloud_env, env, scale, ONE_AT_A_TIME};
+use crate::common::openstack::{cloud_env, env, scale, Admin, ONE_AT_A_TIME};
 
 /// The region the front is registered as.
 const REGION: &str = "RateLimited";
@@ -129,50 +129,11 @@ http {{
     }
 }
 
-/// Keystone's admin API with an admin token.
-pub(super) struct Admin {
-    http: reqwest::Client,
-    base: String,
-    token: String,
-}
-
+/// The admin calls these tests make, each of which must succeed (a POST may find what it
+/// makes there already).
 impl Admin {
-    /// Signs the cloud admin in at `auth_url`.
-    pub(super) async fn new(auth_url: &str) -> Admin {
-        let password = env("ADMIN_PASSWORD").expect("MC_TEST_OS_ADMIN_PASSWORD");
-        let user = env("ADMIN_USER").unwrap_or("admin".into());
-        let project = env("ADMIN_PROJECT").unwrap_or("admin".into());
-        let token = keystone::Client::new(auth_url)
-            .expect("Keystone URL")
-            .password_auth(&keystone::PasswordAuth {
-                user_name: &user,
-                password: &password,
-                user_domain: "Default",
-                project: keystone::ProjectRef::Name {
-                    name: &project,
-                    domain: "Default",
-                },
-            })
-            .await
-            .expect("the cloud admin signs in");
-        Admin {
-            http: reqwest::Client::new(),
-            base: auth_url.trim_end_matches('/').to_string(),
-            token: token.secret.expose().to_string(),
-        }
-    }
-
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-        let mut r = self
-            .http
-            .request(method.clone(), format!("{}/{path}", self.base))
-            .header("X-Auth-Token", &self.token);
-        if let Some(b) = body {
-            r = r.json(&b);
-        }
-        let resp = r.send().await.expect("Keystone answers");
-        let status = resp.status().as_u16();
-        let v: Value = resp.json().await.unwrap_or(Value::Null);
+    async fn must(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let (status, v) = self.call(method.clone(), path, body).await;
         assert!(
             status < 300 || (status == 409 && method == reqwest::Method::POST),
             "{method} {path}: {status} {v}"
@@ -185,10 +146,10 @@ impl Admin {
     pub(super) async fn register(&self, region: &str, front: &str) {
         self.unregister(region).await;
         let region_body = json!({ "region": { "id": region } });
-        self.call(reqwest::Method::POST, "regions", Some(region_body))
+        self.must(reqwest::Method::POST, "regions", Some(region_body))
             .await;
         let from = env("REGION").unwrap_or("RegionOne".into());
-        let services = self.call(reqwest::Method::GET, "services", None).await;
+        let services = self.must(reqwest::Method::GET, "services", None).await;
         let compute: Vec<&str> = services["services"]
             .as_array()
             .into_iter()
@@ -197,7 +158,7 @@ impl Admin {
             .filter_map(|s| s["id"].as_str())
             .collect();
         let path = format!("endpoints?region_id={from}");
-        let endpoints = self.call(reqwest::Method::GET, &path, None).await;
+        let endpoints = self.must(reqwest::Method::GET, &path, None).await;
         for e in endpoints["endpoints"].as_array().into_iter().flatten() {
             let url = e["url"].as_str().unwrap_or_default();
             let is_nova = e["service_id"]
@@ -210,7 +171,7 @@ impl Admin {
             let endpoint = json!({ "endpoint": {
                 "service_id": e["service_id"], "interface": e["interface"],
                 "url": url, "region_id": region } });
-            self.call(reqwest::Method::POST, "endpoints", Some(endpoint))
+            self.must(reqwest::Method::POST, "endpoints", Some(endpoint))
                 .await;
         }
     }
@@ -218,10 +179,10 @@ impl Admin {
     /// Removes `region`'s endpoints (what an earlier run left too).
     pub(super) async fn unregister(&self, region: &str) {
         let path = format!("endpoints?region_id={region}");
-        let endpoints = self.call(reqwest::Method::GET, &path, None).await;
+        let endpoints = self.must(reqwest::Method::GET, &path, None).await;
         for e in endpoints["endpoints"].as_array().into_iter().flatten() {
             let id = e["id"].as_str().unwrap_or_default();
-            self.call(reqwest::Method::DELETE, &format!("endpoints/{id}"), None)
+            self.must(reqwest::Method::DELETE, &format!("endpoints/{id}"), None)
                 .await;
         }
     }
@@ -249,7 +210,7 @@ async fn behind_a_rate_limit_create_scale_and_delete_all_get_there() {
     let Some(nova) = nova_addr() else { return };
     let one = ONE_AT_A_TIME.lock().await;
     let front = Front::start(&nova);
-    let admin = Admin::new(&auth_url).await;
+    let admin = Admin::sign_in(&auth_url).await;
     admin
         .register(REGION, &format!("http://{}", front.addr))
         .await;

@@ -8,9 +8,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use super::rate_limit::{Admin, Front};
+use super::rate_limit::Front;
 use super::{body, PROJECT};
-use crate::common::openstack::{cloud_env, env, start, until, Direct, ONE_AT_A_TIME};
+use crate::common::openstack::{cloud_env, env, start, until, Admin, Direct, ONE_AT_A_TIME};
 
 /// The region of the TLS front.
 const REGION: &str = "TLS";
@@ -99,7 +99,7 @@ async fn a_private_ca_is_trusted_when_configured_and_named_when_not() {
     let tls = Some((dir.join("server.pem"), dir.join("server.key")));
     let ks_front = Front::start_with("tls-keystone", &keystone, tls.clone(), false);
     let nova_front = Front::start_with("tls-nova", &nova, tls, false);
-    let admin = Admin::new(&auth_url).await;
+    let admin = Admin::sign_in(&auth_url).await;
     admin
         .register(REGION, &format!("https://{}", nova_front.addr))
         .await;

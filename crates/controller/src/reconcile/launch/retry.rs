@@ -79,7 +79,12 @@ pub fn record_failure(
         .as_ref()
         .map_or(0, |r| r.failures)
         .saturating_add(1);
+    // Whole seconds (rounded up): the page shows the time as it is written.
     let next = now + timing.create_wait(failures);
+    let next = match next.nanosecond() {
+        0 => next,
+        _ => next.replace_nanosecond(0).unwrap_or(next) + Duration::from_secs(1),
+    };
     info.create_retry = Some(CreateRetry {
         failures,
         reason: reason.to_string(),
@@ -165,6 +170,11 @@ mod tests {
             waits.push(remaining(r, now).unwrap().as_secs());
         }
         assert_eq!(waits, [30, 60, 120, 240, 300, 300]);
+        let odd = now + Duration::from_millis(1500);
+        let mut p = Vec::new();
+        record_failure(&mut p, &pool("nova"), "r", &t, odd);
+        let shown = &p[0].create_retry.as_ref().unwrap().next_try;
+        assert_eq!(shown, "2027-01-15T08:00:32Z", "whole seconds, rounded up");
         assert_eq!(pools.len(), 1);
         assert_eq!(pools[0].create_retry.as_ref().unwrap().failures, 6);
         let later = now + Duration::from_secs(301);

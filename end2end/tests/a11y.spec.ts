@@ -3,8 +3,8 @@
 // WCAG 2.1 A and AA violations, in the light and the dark colour scheme, with the states a
 // person meets: a sign-in error, a rejected field, warnings with their next step.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
-import { adminPassword, signIn } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, adminPassword, signIn } from "./support";
 
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 

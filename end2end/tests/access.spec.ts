@@ -4,8 +4,8 @@
 // and without JavaScript), and a group the project lacks refused in words with nothing
 // changed. Real server, real Keystone, embedded controller (simulated cloud: groups
 // default and web, external network public).
-import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique, scriptHeaders, removeKluster, apiKluster, createEmptyKluster } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn, unique, scriptHeaders, removeKluster, apiKluster, createEmptyKluster } from "./support";
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBaQ0ix8Z3cQ1C2FAkRVkC7Tt5LjlZpNNqKWKqqeE6eB e2e@access";
 

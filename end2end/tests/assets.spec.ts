@@ -2,8 +2,8 @@
 // come when visited, preloaded when a page is rendered by the server), hashed assets are
 // precompressed and immutable, pages are no-store, and nothing breaks the Content-Security-
 // Policy or throws on the way.
-import { expect, test, type Page, type Response } from "@playwright/test";
-import { signIn } from "./support";
+import { expect, type Page, type Response } from "@playwright/test";
+import { test, signIn } from "./support";
 
 /** Collects console errors, uncaught exceptions and CSP violations of a page. */
 function watch(page: Page) {

@@ -1,7 +1,7 @@
 // Sign-in, header, project switch, sign-out, no-JavaScript sign-in, CSRF and cookie flags,
 // in a real browser against the real server and the real local Keystone.
-import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn } from "./support";
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });

@@ -2,8 +2,8 @@
 // "Edit as YAML"; the YAML goes back to the form ("Back to the form") or creates the kluster
 // ("Create kluster"). YAML that is not a kluster is refused in words with the text kept.
 // With and without JavaScript. Real server, real Keystone, embedded controller.
-import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique, removeKluster, apiKluster } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn, unique, removeKluster, apiKluster } from "./support";
 
 /** Fills the form with `name` and a pool of 1 node, then switches to YAML. */
 async function toYaml(page: Page, name: string) {

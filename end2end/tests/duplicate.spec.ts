@@ -3,8 +3,8 @@
 // new name; the copy is created and, read back through the API, has the same pools and a
 // pod range of its own. A source that does not exist leaves the form empty with a sentence;
 // with and without JavaScript. Real server, real Keystone, embedded controller.
-import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique, scriptHeaders, removeKluster, apiKluster } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn, unique, scriptHeaders, removeKluster, apiKluster } from "./support";
 
 /** Creates the source through the create form's server function: two pools with settings. */
 async function createSource(page: Page, name: string) {

@@ -2,8 +2,8 @@
 // in the URL (a plain GET form and links: works without JavaScript; with it the router
 // navigates), and a live change updates only its own row. Real server, real Keystone,
 // embedded controller with 2-second phases (scripts/test).
-import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn } from "./support";
 
 const headers = () => ({ Origin: new URL(test.info().project.use.baseURL!).origin, Accept: "application/json" });
 

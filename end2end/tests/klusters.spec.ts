@@ -3,8 +3,8 @@
 // read-only; create without JavaScript. Real server, real Keystone, embedded controller with
 // 2-second phases (scripts/test).
 import { execFileSync } from "node:child_process";
-import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn, unique } from "./support";
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });

@@ -3,8 +3,8 @@
 // each kluster booted by a Keystone user of its own. The form's pickers come from the real
 // cloud; the servers are counted in Nova directly; the quota warning is Nova's own 403.
 // Skipped unless scripts/test started that server (MC_OS_BASE_URL; it does so as root).
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { signIn, unique } from "./support";
+import { expect, type APIRequestContext } from "@playwright/test";
+import { test, signIn, unique } from "./support";
 
 const base = process.env.MC_OS_BASE_URL;
 const env = (name: string) => process.env[`MC_TEST_OS_${name}`] ?? "";

@@ -3,8 +3,8 @@
 // document's Content-Security-Policy must carry the nonce of its inline scripts, never the
 // non-page policy ("default-src 'none'"), and the body must hydrate. Issue 33: a page
 // sometimes arrived with the non-page policy, unstyled and dead, until a reload.
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { adminPassword, signIn } from "./support";
+import { expect, type Browser, type Page } from "@playwright/test";
+import { test, adminPassword, signIn } from "./support";
 
 const ROUNDS = 4;
 

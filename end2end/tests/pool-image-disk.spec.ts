@@ -4,8 +4,8 @@
 // through the API and shown on the kluster's page as fixed; a pool added later gets its
 // own image and disk. Real server, real Keystone,
 // embedded controller.
-import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique, scriptHeaders, removeKluster } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn, unique, scriptHeaders, removeKluster } from "./support";
 
 const RULE = "A custom root disk has 64 to 1024 GB.";
 

@@ -2,8 +2,8 @@
 // shown on the kluster's page, read back through the API, changed on the existing pool, and a
 // taint the API refuses named by its field with what was typed kept; with and without
 // JavaScript. Real server, real Keystone, embedded controller with 2-second phases.
-import { expect, test, type Locator, type Page } from "@playwright/test";
-import { signIn, unique, scriptHeaders, removeKluster } from "./support";
+import { expect, type Locator, type Page } from "@playwright/test";
+import { test, signIn, unique, scriptHeaders, removeKluster } from "./support";
 
 /** Opens the pool's settings form. A live update that lands right after a save renders the
  * card again, closed: a click then may close what it opened, so the form is opened until it
@@ -35,12 +35,20 @@ test("labels, a taint and the update policy round-trip from the create form to t
   await page.getByLabel("Kluster name").fill(kname);
   await page.getByLabel("Nodes").fill("1");
 
+  // What the page sends to the app's server: a form the browser's check refuses sends nothing.
+  const sent = { create_kluster: 0, edit_kluster: 0 };
+  page.on("request", (r) => {
+    const call = new URL(r.url()).pathname.replace("/api/", "");
+    if (call === "create_kluster" || call === "edit_kluster") sent[call] += 1;
+  });
+
   // Checked as typed with the API's rules, the item named by its field.
   await page.locator("#pool-0-taints").fill("dedicated=gpu:Sometimes");
   await expect(page.locator("#pool-0-taints-error")).toContainText("spec.nodePools[0].taints[0]");
   await page.getByRole("button", { name: "Create kluster" }).click();
   await expect(page).toHaveURL(/\/klusters\/new$/);
   await expect(page.locator("#pool-0-taints")).toHaveValue("dedicated=gpu:Sometimes");
+  expect(sent.create_kluster, "a refused form is not sent").toBe(0);
 
   await page.locator("#pool-0-labels").fill("team=payments\ntier=web");
   await page.locator("#pool-0-taints").fill("dedicated=gpu:NoSchedule");
@@ -93,9 +101,11 @@ test("labels, a taint and the update policy round-trip from the create form to t
     const error = box.locator("#pool-0-opt-taints-error");
     await expect(error).toContainText("spec.nodePools[0].taints[0]");
     const browserMessage = ((await error.textContent()) ?? "").replace("spec.nodePools[0].taints[0]: ", "");
+    const edits = sent.edit_kluster;
     await box.getByRole("button", { name: "Save settings" }).click();
     await expect(box.getByLabel("Taints")).toHaveValue("dedicated=gpu:Sometimes");
     await expect(error).toContainText("Sometimes");
+    expect(sent.edit_kluster, "a refused form is not sent").toBe(edits);
     expect((await apiPool(page, kname)).taints).toEqual(["dedicated=gpu:NoSchedule"]);
 
     // The same edit sent to the server is refused (422) with the same words, naming the field.
@@ -115,6 +125,21 @@ test("labels, a taint and the update policy round-trip from the create form to t
     const field = api.fields.find((e: { field: string }) => e.field === "spec.nodePools[0].taints[0]");
     expect(field.message).toBe(browserMessage);
     expect((await apiPool(page, kname)).taints).toEqual(["dedicated=gpu:NoSchedule"]);
+
+    // A live update draws the page again under the open form (here termination protection,
+    // turned on elsewhere): what was typed, its error and the open form stay, and the check
+    // still keeps it from being sent.
+    const protect = (enabled: string) =>
+      page.request.post("/api/set_termination_protection", { form: { name: kname, enabled }, headers: scriptHeaders() });
+    expect((await protect("true")).status()).toBeLessThan(400);
+    await expect(page.getByText("Termination protection is on")).toBeVisible();
+    await expect(box.locator("details").first()).toHaveAttribute("open", "");
+    await expect(box.getByLabel("Taints")).toHaveValue("dedicated=gpu:Sometimes");
+    await expect(error).toContainText("spec.nodePools[0].taints[0]");
+    await box.getByRole("button", { name: "Save settings" }).click();
+    await expect(error).toContainText("Sometimes");
+    expect(sent.edit_kluster, "a refused form is not sent after a redraw").toBe(edits);
+    expect((await protect("false")).status()).toBeLessThan(400);
   } finally {
     await removeKluster(page, kname);
   }

@@ -5,8 +5,8 @@
 // region, an unknown region is refused in words, and a region whose controller was killed
 // (kill -9) says so while the other keeps working.
 // Skipped unless scripts/test started those servers (MC_REGIONS_BASE_URL).
-import { expect, test, type Page } from "@playwright/test";
-import { createEmptyKluster, removeKluster, signIn, unique } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, createEmptyKluster, removeKluster, signIn, unique } from "./support";
 
 const base = process.env.MC_REGIONS_BASE_URL;
 const twoPid = Number(process.env.MC_REGION_TWO_PID ?? "0");

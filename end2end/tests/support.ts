@@ -1,6 +1,29 @@
-// What several specs share: signing in through the login form, fresh names, and calling the
-// app's server functions as a script would.
-import { expect, test, type Page } from "@playwright/test";
+// What several specs share: the `test` every spec uses (it fails a test whose page's WASM
+// panicked), signing in through the login form, fresh names, and calling the app's server
+// functions as a script would.
+import { expect, test as base, type Page } from "@playwright/test";
+
+/** Playwright's `test`, which also fails when a page of the test's context logged a Rust
+ * panic: after one the page's reactive state is half-updated, its handlers may hold borrows
+ * for ever, and later clicks can do nothing (a test then times out far from the cause). */
+export const test = base.extend<{ panics: string[] }>({
+  panics: [
+    async ({ context }, use) => {
+      const seen: string[] = [];
+      const watch = (p: Page) =>
+        p.on("console", (m) => {
+          if (m.type() === "error" && m.text().includes("panicked at")) {
+            seen.push(`${p.url()}: ${m.text().split("\n").slice(0, 2).join(" ")}`);
+          }
+        });
+      context.pages().forEach(watch);
+      context.on("page", watch);
+      await use(seen);
+      expect(seen, "a page's WASM panicked").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
 
 /** How to sign in; the defaults are the demo's (password `<user>-secret`, domain and project demo). */
 export type SignInOptions = {

@@ -1,7 +1,7 @@
 // The colour scheme a user picks in the header sticks: it beats the system's preference,
 // survives a reload, and works as a plain form post (JavaScript off too).
-import { expect, test } from "@playwright/test";
-import { signIn } from "./support";
+import { expect } from "@playwright/test";
+import { test, signIn } from "./support";
 
 // The body's computed background; only read with JavaScript on (the class is checked in
 // both runs).

@@ -1,8 +1,8 @@
 // The live timeline: events pushed over SSE appear without a reload, warnings carry the next
 // step, filters work, and the kluster list updates itself. Runs in project "staging" so its
 // quota-busting kluster does not starve the other tests.
-import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn } from "./support";
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });

@@ -3,8 +3,8 @@
 // API does not have and an immutable field refused in words with the text kept; an apply
 // after someone else changed the kluster refused (412) with nothing applied. With and
 // without JavaScript. Real server, real Keystone, embedded controller.
-import { expect, test, type Page } from "@playwright/test";
-import { signIn, unique, scriptHeaders, removeKluster, apiKluster, createEmptyKluster } from "./support";
+import { expect, type Page } from "@playwright/test";
+import { test, signIn, unique, scriptHeaders, removeKluster, apiKluster, createEmptyKluster } from "./support";
 
 const editor = (page: Page) => page.locator("#yaml-edit");
 

@@ -11,8 +11,8 @@ use crate::components::error_alert::ErrorAlert;
 use crate::components::form_failure::ReturnedError;
 use crate::components::kluster_detail::{
     access::AccessSection, delete::DeleteSection, events::RecentEvents, heading::KlusterHeading,
-    pool_options::PoolSettings, pools::pool_states, pools::PoolsSection, setup::SetupCommand,
-    spec::facts, spec::Specification, upgrade::UpgradeSection, ShownVersion,
+    pool_drafts::PoolDrafts, pool_options::PoolSettings, pools::pool_states, pools::PoolsSection,
+    setup::SetupCommand, spec::facts, spec::Specification, upgrade::UpgradeSection, ShownVersion,
 };
 use crate::components::signed_in::SignedIn;
 use crate::components::style::LINK;
@@ -40,6 +40,8 @@ pub fn DetailPage() -> impl IntoView {
     let live = crate::components::live::provide_live();
     let changes = live.changes(Some(name()), 500);
     let retry = crate::components::form_failure::retry_requested().then_some(true);
+    // Made here, outside what a refetch draws again, so typing survives it.
+    let drafts = PoolDrafts::new(actions.edit);
     Effect::new(move |_| live.start(None));
     let detail = crate::resource::load(
         move || {
@@ -57,7 +59,7 @@ pub fn DetailPage() -> impl IntoView {
         <Title text=name()/>
         <SignedIn content=move |info| {
             let may_create = info.may(kubernikus_policy::Permission::CreateCluster);
-            view! { <Detail detail actions may_create/> }
+            view! { <Detail detail actions drafts may_create/> }
         }/>
     }
 }
@@ -75,6 +77,7 @@ struct Actions {
 fn Detail(
     detail: Loaded<Result<KlusterDetail, AppError>>,
     actions: Actions,
+    drafts: PoolDrafts,
     may_create: bool,
 ) -> impl IntoView {
     view! {
@@ -83,7 +86,7 @@ fn Detail(
         <Transition fallback=|| view! { <p>"Loading the kluster…"</p> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(d) => view! { <Body d actions may_create/> }.into_any(),
+                    Ok(d) => view! { <Body d actions drafts may_create/> }.into_any(),
                     Err(e) => view! { <ErrorAlert>{e.to_string()}</ErrorAlert> }.into_any(),
                 }
             })}
@@ -92,7 +95,7 @@ fn Detail(
 }
 
 #[component]
-fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
+fn Body(d: KlusterDetail, actions: Actions, drafts: PoolDrafts, may_create: bool) -> impl IntoView {
     let k = d.kluster;
     let name = k.name.clone();
     let version = k.metadata.as_ref().map(|m| m.resource_version.clone());
@@ -111,7 +114,7 @@ fn Body(d: KlusterDetail, actions: Actions, may_create: bool) -> impl IntoView {
         <PoolsSection kluster=name.clone() pools admin scale=actions.scale edit=actions.edit
             flavors=d.flavors zones=d.zones images=d.images/>
         <PoolSettings kluster=name.clone() pools=k.spec.node_pools.clone() admin edit=actions.edit
-            flash=d.edit_flash/>
+            drafts flash=d.edit_flash/>
         {admin.then(|| view! { <AccessSection action=actions.edit kluster=name.clone() spec=k.spec.clone() groups=d.security_groups/> })}
         {admin.then(|| view! { <UpgradeSection action=actions.edit kluster=name.clone() upgrades=d.upgrades/> })}
         <SetupCommand command=d.setup_command binaries=d.binaries/>

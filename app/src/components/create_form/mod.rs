@@ -54,6 +54,7 @@ pub fn CreateForm(
             state.server_error.set(Some(e));
         }
     });
+    // In the capture phase, before `ActionForm` sends the form: a refused check keeps it.
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         // "Edit as YAML" takes the values as they are, finished or not.
         let to_yaml = ev
@@ -66,7 +67,7 @@ pub fn CreateForm(
     };
     let pending = action.pending();
     view! {
-        <ActionForm action attr:class="mt-4 space-y-6" attr:novalidate=true on:submit=on_submit>
+        <ActionForm action attr:class="mt-4 space-y-6" attr:novalidate=true on:submit:capture=on_submit>
             {notice.map(|n| view! { <p id="copy-notice" role="status" class=NOTICE>{n}</p> })}
             // The fields carry their own messages; this says what went wrong overall.
             <ErrorAlert>{move || state.server_error.get().map(|e| e.to_string())}</ErrorAlert>

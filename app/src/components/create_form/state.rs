@@ -99,7 +99,10 @@ impl FormState {
     /// Before the form is sent: `false` (and every broken field marked) while the rules
     /// find problems; else the old verdict is cleared and it may go.
     pub fn ready_to_submit(self) -> bool {
-        let errs = self.client_errors.get_untracked();
+        // A form the page has since dropped has nothing to check.
+        let Some(errs) = self.client_errors.try_get_untracked() else {
+            return true;
+        };
         if errs.is_empty() {
             self.server_error.set(None);
             return true;

@@ -1,6 +1,6 @@
 //! The parts of a kluster's page, one per thing it shows: [`heading`] (name, phase,
 //! download), [`spec`], [`pools`] (rows with [`scale`] and [`pool_edit`]: add/remove),
-//! [`pool_options`] (labels, taints, update policy), [`access`] (SSH key, security group,
+//! [`pool_options`] (labels, taints, update policy; unsaved forms in [`pool_drafts`]), [`access`] (SSH key, security group,
 //! audit), [`upgrade`], [`events`] (with next steps), [`setup`] (the kubectl command) and
 //! [`delete`] (typed name). The page (`pages/detail.rs`) loads the data and lays them out.
 
@@ -8,6 +8,7 @@ pub mod access;
 pub mod delete;
 pub mod events;
 pub mod heading;
+pub mod pool_drafts;
 pub mod pool_edit;
 pub mod pool_options;
 pub mod pools;

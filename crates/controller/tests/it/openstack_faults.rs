@@ -17,7 +17,9 @@
 //!   look-alikes all there;
 //! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices
 //!   (`invalid.rs`);
-//! - a static route on the project's router → no pod range may overlap it (`ranges.rs`).
+//! - a static route on the project's router → no pod range may overlap it (`ranges.rs`);
+//! - a distributed (DVR) and an L3-HA router → their networks shown, a kluster placed
+//!   behind each (`routers.rs`).
 //!
 //! They use project staging (openstack_real uses demo), run one at a time (a killed
 //! nova-api would fail the others), and sweep at their start what a failed run left.
@@ -28,6 +30,7 @@ mod invalid;
 mod project;
 mod ranges;
 mod rate_limit;
+mod routers;
 mod tls;
 
 use std::cell::Cell;

@@ -87,6 +87,15 @@ fn pairs<'a>(key: &str, values: impl IntoIterator<Item = &'a str>) -> Query {
         .collect()
 }
 
+/// The `device_owner` of a router's ports on the networks it routes: a legacy router's,
+/// a distributed (DVR) router's, and an L3-HA router's. Not the HA routers' own ports on
+/// their internal HA network (`network:router_ha_interface`) nor DVR's SNAT ports.
+const INTERFACE_OWNERS: [&str; 3] = [
+    "network:router_interface",
+    "network:router_interface_distributed",
+    "network:ha_router_replicated_interface",
+];
+
 impl Api {
     /// The project's routers (`GET /v2.0/routers?project_id=`).
     pub(super) async fn routers(&self, project: &str) -> Result<Vec<NeutronRouter>, CloudError> {
@@ -96,7 +105,8 @@ impl Api {
     }
 
     /// The project's routers with an external gateway, each with the networks of its
-    /// interface ports and their subnets, in the order Neutron lists them.
+    /// interface ports (of any kind of router: [`INTERFACE_OWNERS`]) and their subnets, in
+    /// the order Neutron lists them.
     pub(super) async fn router_tree(
         &self,
         project: &str,
@@ -110,7 +120,7 @@ impl Api {
         if routers.is_empty() {
             return Ok(Vec::new());
         }
-        let mut query = pairs("device_owner", ["network:router_interface"]);
+        let mut query = pairs("device_owner", INTERFACE_OWNERS);
         query.extend(pairs("device_id", routers.iter().map(|r| r.id.as_str())));
         let ports: Vec<Port> = self
             .list(project, Service::Network, "ports", query, "ports")

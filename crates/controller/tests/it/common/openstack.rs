@@ -227,14 +227,26 @@ impl Admin {
         path: &str,
         body: Option<Value>,
     ) -> (u16, Value) {
+        self.call_at(method, format!("{}/{path}", self.keystone), body)
+            .await
+    }
+
+    /// [`Admin::call`] to any of the cloud's endpoints (`url` in full) with the admin's
+    /// token.
+    pub async fn call_at(
+        &self,
+        method: reqwest::Method,
+        url: String,
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let mut req = self
             .http
-            .request(method, format!("{}/{path}", self.keystone))
+            .request(method, url)
             .header("X-Auth-Token", &self.token);
         if let Some(b) = body {
             req = req.json(&b);
         }
-        let r = req.send().await.expect("Keystone answers");
+        let r = req.send().await.expect("the cloud answers");
         let status = r.status().as_u16();
         (status, r.json().await.unwrap_or(Value::Null))
     }

@@ -175,7 +175,7 @@ fn neutron(
         ),
         (Method::GET, "ports") => {
             let mut ports = vec![];
-            if q("device_owner") == ["network:router_interface"]
+            if q("device_owner").contains(&"network:router_interface".to_string())
                 && q("device_id").contains(&"r1".to_string())
             {
                 ports.push(

@@ -80,6 +80,8 @@ pub enum EventReason {
     WaitingForDeorbitLoadBalancers,
     /// Deorbit waits for the kluster's routes to go.
     WaitingForDeorbitRoutes,
+    /// Extension: deorbit waits for the floating IPs made for the kluster's services.
+    WaitingForDeorbitFloatingIPs,
     /// Deorbit waits for the kluster's nodes to go.
     WaitingForDeorbitNodes,
     /// The kluster's volumes are gone.
@@ -88,6 +90,8 @@ pub enum EventReason {
     SuccessfulDeorbitLoadBalancers,
     /// The kluster's routes are gone.
     SuccessfulDeorbitRoutes,
+    /// Extension: the floating IPs made for the kluster's services are gone.
+    SuccessfulDeorbitFloatingIPs,
     /// Nothing of the kluster is left in the cloud.
     SuccessfulDeorbit,
     /// A deorbit step failed.
@@ -126,12 +130,20 @@ const KNOWN: &[(EventReason, &str)] = &[
         "WaitingForDeorbitRoutes",
     ),
     (
+        EventReason::WaitingForDeorbitFloatingIPs,
+        "WaitingForDeorbitFloatingIPs",
+    ),
+    (
         EventReason::WaitingForDeorbitNodes,
         "WaitingForDeorbitNodes",
     ),
     (
         EventReason::SuccessfulDeorbitVolumes,
         "SuccessfulDeorbitVolumes",
+    ),
+    (
+        EventReason::SuccessfulDeorbitFloatingIPs,
+        "SuccessfulDeorbitFloatingIPs",
     ),
     (
         EventReason::SuccessfulDeorbitLoadBalancers,

@@ -211,6 +211,9 @@ pub enum ResourceKind {
     LoadBalancer,
     /// A Neutron router route to a node's pod range.
     Route,
+    /// A Neutron floating IP the cloud controller manager made for a `LoadBalancer`
+    /// service (its description says for which cluster).
+    FloatingIp,
 }
 
 /// A static route on one of the project's routers. Klusters' pod ranges must not overlap

@@ -331,10 +331,12 @@ fn controller_of(reason: &EventReason) -> &'static str {
         WaitingForDeorbitVolumes
         | WaitingForDeorbitLoadBalancers
         | WaitingForDeorbitRoutes
+        | WaitingForDeorbitFloatingIPs
         | WaitingForDeorbitNodes
         | SuccessfulDeorbitVolumes
         | SuccessfulDeorbitLoadBalancers
         | SuccessfulDeorbitRoutes
+        | SuccessfulDeorbitFloatingIPs
         | SuccessfulDeorbit
         | FailedDeorbit => "deorbit",
         CreatingNode | SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode

@@ -15,6 +15,9 @@
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
+//! - a kluster's load balancers with floating IPs, a volume with a snapshot
+//!   (`lb_addresses.rs`) → the service's address and the snapshot go, a tenant's own
+//!   address is detached and stays;
 //! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices
 //!   (`invalid.rs`);
 //! - a static route on the project's router → no pod range may overlap it (`ranges.rs`);
@@ -27,6 +30,7 @@
 mod capacity;
 mod debris;
 mod invalid;
+mod lb_addresses;
 mod project;
 mod ranges;
 mod rate_limit;

@@ -47,6 +47,7 @@ pub fn waiting(kind: ResourceKind) -> EventReason {
         ResourceKind::Volume => EventReason::WaitingForDeorbitVolumes,
         ResourceKind::LoadBalancer => EventReason::WaitingForDeorbitLoadBalancers,
         ResourceKind::Route => EventReason::WaitingForDeorbitRoutes,
+        ResourceKind::FloatingIp => EventReason::WaitingForDeorbitFloatingIPs,
     }
 }
 
@@ -56,6 +57,7 @@ pub fn finished(kind: ResourceKind) -> EventReason {
         ResourceKind::Volume => EventReason::SuccessfulDeorbitVolumes,
         ResourceKind::LoadBalancer => EventReason::SuccessfulDeorbitLoadBalancers,
         ResourceKind::Route => EventReason::SuccessfulDeorbitRoutes,
+        ResourceKind::FloatingIp => EventReason::SuccessfulDeorbitFloatingIPs,
     }
 }
 
@@ -125,10 +127,11 @@ pub fn nodes_waiting(name: &str, n: usize) -> String {
     format!("Waiting for {n} nodes of kluster {name} to be deleted")
 }
 
-const KINDS: [ResourceKind; 3] = [
+const KINDS: [ResourceKind; 4] = [
     ResourceKind::Volume,
     ResourceKind::LoadBalancer,
     ResourceKind::Route,
+    ResourceKind::FloatingIp,
 ];
 
 /// The kind an event reason says deorbit waited for.
@@ -146,6 +149,7 @@ fn noun(kind: ResourceKind) -> &'static str {
         ResourceKind::Volume => "volumes",
         ResourceKind::LoadBalancer => "load balancers",
         ResourceKind::Route => "routes",
+        ResourceKind::FloatingIp => "floating IPs",
     }
 }
 

@@ -30,8 +30,10 @@ pub struct Project {
     pub id: String,
     /// Nova's endpoint.
     pub compute: String,
-    network: String,
-    volume: String,
+    /// Neutron's `/v2.0` URL.
+    pub network: String,
+    /// Cinder's URL for the project.
+    pub volume: String,
     lb: String,
     /// The project's network.
     pub network_id: String,
@@ -66,7 +68,7 @@ impl Project {
     }
 
     /// One call with `token`: the status and the JSON body (`Null` if none).
-    async fn call(
+    pub(super) async fn call(
         &self,
         method: Method,
         url: String,
@@ -186,17 +188,21 @@ impl Project {
         assert_eq!(status, 200, "{verb} route {destination} via {nexthop}: {v}");
     }
 
-    /// Deletes a server, volume, load balancer (cascading) or port by id; one that is gone
+    /// Deletes a server, volume or load balancer (cascading), port or floating IP by id; one that is gone
     /// already, or cannot go yet (still being made), is left.
     pub async fn delete(&self, what: Kind, id: &str) {
         let (url, token) = match what {
             Kind::Server => (format!("{}/servers/{id}", self.compute), &self.user),
-            Kind::Volume => (format!("{}/volumes/{id}", self.volume), &self.user),
+            Kind::Volume => (
+                format!("{}/volumes/{id}?cascade=true", self.volume),
+                &self.user,
+            ),
             Kind::LoadBalancer => (
                 format!("{}/loadbalancers/{id}?cascade=true", self.lb),
                 &self.admin,
             ),
             Kind::Port => (format!("{}/ports/{id}", self.network), &self.user),
+            Kind::FloatingIp => (format!("{}/floatingips/{id}", self.network), &self.user),
         };
         let (status, v) = self.call(Method::DELETE, url, token, None).await;
         assert!(
@@ -252,6 +258,16 @@ impl Project {
             self.delete(Kind::Port, p["id"].as_str().unwrap_or_default())
                 .await;
         }
+        // Floating IPs: the tests' own (`mcft…`) and those made "for" their klusters.
+        let url = format!("{}/floatingips?project_id={}", self.network, self.id);
+        for ip in self.list(url, &self.user, "floatingips").await {
+            let d = ip["description"].as_str().unwrap_or_default();
+            if d.contains(MARK) || d.contains(&format!("from cluster {KLUSTERS}")) {
+                left.push(format!("floating IP {}", ip["floating_ip_address"]));
+                self.delete(Kind::FloatingIp, ip["id"].as_str().unwrap_or_default())
+                    .await;
+            }
+        }
         if !left.is_empty() {
             eprintln!("swept what an earlier run left: {}", left.join(", "));
         }
@@ -269,4 +285,6 @@ pub enum Kind {
     LoadBalancer,
     /// A Neutron port.
     Port,
+    /// A Neutron floating IP.
+    FloatingIp,
 }

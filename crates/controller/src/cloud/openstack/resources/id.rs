@@ -7,6 +7,8 @@ pub enum ResourceId {
     Volume(String),
     /// `loadbalancer:<octavia id>`.
     LoadBalancer(String),
+    /// `floatingip:<neutron id>`.
+    FloatingIp(String),
     /// `route:<router id>,<destination>,<next hop>`.
     Route {
         /// Router id.
@@ -24,6 +26,7 @@ impl ResourceId {
         match self {
             ResourceId::Volume(id) => format!("volume:{id}"),
             ResourceId::LoadBalancer(id) => format!("loadbalancer:{id}"),
+            ResourceId::FloatingIp(id) => format!("floatingip:{id}"),
             ResourceId::Route {
                 router,
                 destination,
@@ -41,6 +44,7 @@ impl ResourceId {
         match kind {
             "volume" => Some(ResourceId::Volume(rest.to_string())),
             "loadbalancer" => Some(ResourceId::LoadBalancer(rest.to_string())),
+            "floatingip" => Some(ResourceId::FloatingIp(rest.to_string())),
             "route" => {
                 let mut parts = rest.splitn(3, ',');
                 let (router, destination, nexthop) = (parts.next()?, parts.next()?, parts.next()?);

@@ -304,7 +304,7 @@ async fn deleting_a_server_that_is_gone_is_fine() {
 }
 
 #[tokio::test]
-async fn resources_are_the_klusters_volumes_load_balancers_and_routes() {
+async fn resources_are_the_klusters_volumes_load_balancers_routes_and_addresses() {
     let stand = Stand::start().await;
     let c = cloud(&stand);
     let mut got: Vec<_> = c
@@ -339,6 +339,14 @@ async fn resources_are_the_klusters_volumes_load_balancers_and_routes() {
             false,
             "route:r1,198.18.0.0/24,10.180.0.11",
         ),
+        // The cloud controller manager's address for k1's service (the tenant's is none's).
+        (
+            ResourceKind::FloatingIp,
+            "k1",
+            "203.0.113.7",
+            false,
+            "floatingip:fip1",
+        ),
     ];
     let want: Vec<_> = want
         .iter()
@@ -351,7 +359,16 @@ async fn resources_are_the_klusters_volumes_load_balancers_and_routes() {
         .await
         .unwrap();
     let lb = stand.seen("/lb/v2/lbaas/loadbalancers/lb1");
-    assert!(lb[0].query.contains(&("cascade".into(), "true".into())));
+    let deleted = lb.iter().find(|c| c.method == reqwest::Method::DELETE);
+    assert!(deleted.is_some_and(|c| c.query.contains(&("cascade".into(), "true".into()))));
+    c.delete_resource("p1", "floatingip:fip1").await.unwrap();
+    let fip = stand.seen("floatingips/fip1");
+    assert_eq!(fip[0].method, reqwest::Method::DELETE);
+    let vol = stand.seen("/volumes/v1");
+    assert!(
+        vol[0].query.contains(&("cascade".into(), "true".into())),
+        "snapshots go too"
+    );
     let put = stand.seen("remove_extraroutes");
     let route = json!({ "router": { "routes": [{ "destination": "198.18.0.0/24", "nexthop": "10.180.0.11" }] } });
     assert_eq!(put[0].body.as_ref(), Some(&route));

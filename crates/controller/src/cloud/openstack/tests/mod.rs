@@ -135,13 +135,15 @@ async fn a_missing_service_fails_the_call_naming_it() {
     let e = cloud(&stand).images("p1").await.unwrap_err();
     assert!(e.message.contains("service type image"), "{e}");
     assert!(e.message.contains("RegionOne"), "{e}");
-    // Without Cinder and Octavia there are no volumes or load balancers to list.
+    // Without Cinder and Octavia there are no volumes or load balancers to list (Neutron's
+    // routes and addresses remain).
     stand
         .state()
         .services
         .retain(|s| !matches!(*s, "volumev3" | "load-balancer"));
     let resources = cloud(&stand).resources("p1", &[]).await.unwrap();
-    assert!(resources.iter().all(|r| r.kind == ResourceKind::Route));
+    let neutron = |k: ResourceKind| matches!(k, ResourceKind::Route | ResourceKind::FloatingIp);
+    assert!(resources.iter().all(|r| neutron(r.kind)), "{resources:?}");
 }
 
 #[tokio::test]

@@ -226,6 +226,16 @@ fn neutron(
             json!({ "security_groups": [
                 { "id": "sg1", "name": "default", "project_id": "p1", "security_group_rules": [] } ] }),
         ),
+        // The cloud controller manager's address for k1's service; a tenant's own.
+        (Method::GET, "floatingips") => reply(
+            200,
+            json!({ "floatingips": [
+                { "id": "fip1", "port_id": "vip1", "floating_ip_address": "203.0.113.7", "status": "ACTIVE",
+                  "description": "Floating IP for Kubernetes external service default/ingress from cluster k1" },
+                { "id": "fip2", "port_id": "vip1", "floating_ip_address": "203.0.113.8",
+                  "status": "ACTIVE", "description": "reserved for k1" } ] }),
+        ),
+        (Method::DELETE, "floatingips/fip1") => reply(204, Value::Null),
         (Method::PUT, "routers/r1/remove_extraroutes") => {
             reply(200, json!({ "router": { "id": "r1", "routes": [] } }))
         }

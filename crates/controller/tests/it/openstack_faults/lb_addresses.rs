@@ -1,0 +1,137 @@
+//! Clean deletion: the floating IP the cloud controller manager made for a kluster's
+//! service (its description says "… from cluster <kluster>") goes with the kluster (left,
+//! it stays allocated and billed), while a tenant's own address handed to a service stays;
+//! a volume with a snapshot goes with the snapshot (Cinder refuses it otherwise). Counted
+//! from the real Neutron, Octavia and Cinder. The test cloud's Octavia makes no VIP port
+//! (noop driver) and takes none (it reads no address from one): the addresses sit on ports
+//! the test makes, as they would on the VIP ports.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+
+use super::project::{Kind, Project, MARK};
+use super::Fixture;
+use crate::common::openstack::until;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_load_balancers_address_and_a_volumes_snapshots_go_with_the_kluster() {
+    let Some(f) = Fixture::new("lbaddr").await else {
+        return;
+    };
+    let p = &f.project;
+    let name = f.name("lba");
+    f.create(&name, 0).await;
+
+    let (made_port, _) = p.port(&format!("{MARK}-lba-vip1")).await;
+    let (own_port, _) = p.port(&format!("{MARK}-lba-vip2")).await;
+    let service =
+        format!("Floating IP for Kubernetes external service default/web from cluster {name}");
+    let made_ip = floating_ip(p, &made_port, &service).await;
+    let own_ip = floating_ip(
+        p,
+        &own_port,
+        &format!("{MARK} the tenant's reserved address"),
+    )
+    .await;
+    let lbs = [
+        p.load_balancer(&format!("kube_service_{name}_default_web"), "")
+            .await,
+        p.load_balancer(&format!("kube_service_{name}_default_own"), "")
+            .await,
+    ];
+    let volume = p
+        .volume(
+            &format!("{MARK}-lba-pv"),
+            json!({"cinder.csi.openstack.org/cluster": name}),
+        )
+        .await;
+    available(p, &format!("volumes/{volume}"), "volume").await;
+    let (status, v) = p
+        .call(
+            Method::POST,
+            format!("{}/snapshots", p.volume),
+            &p.user,
+            Some(json!({"snapshot": {"volume_id": volume, "name": format!("{MARK}-lba-snap")}})),
+        )
+        .await;
+    assert_eq!(status, 202, "{v}");
+    let snapshot = v["snapshot"]["id"]
+        .as_str()
+        .expect("a snapshot id")
+        .to_string();
+    available(p, &format!("snapshots/{snapshot}"), "snapshot").await;
+    f.lap("made two load balancers with addresses, a volume with a snapshot");
+
+    f.delete(&name).await;
+    f.lap("kluster deleted");
+    let left: Vec<String> = p
+        .load_balancers()
+        .await
+        .iter()
+        .filter_map(|l| l["id"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        lbs.iter().all(|lb| !left.contains(lb)),
+        "load balancers left: {left:?}"
+    );
+    let ip = |id: &str| {
+        p.call(
+            Method::GET,
+            format!("{}/floatingips/{id}", p.network),
+            &p.user,
+            None,
+        )
+    };
+    let (status, v) = ip(&made_ip).await;
+    assert_eq!(status, 404, "the service's floating IP is deleted: {v}");
+    let (status, v) = ip(&own_ip).await;
+    assert_eq!(status, 200, "the tenant's own address stays: {v}");
+    for (what, path) in [
+        ("volume", format!("volumes/{volume}")),
+        ("snapshot", format!("snapshots/{snapshot}")),
+    ] {
+        let (status, v) = p
+            .call(Method::GET, format!("{}/{path}", p.volume), &p.user, None)
+            .await;
+        assert_eq!(status, 404, "the {what} is deleted: {v}");
+    }
+    eprintln!("both load balancers, the service's address, the volume and its snapshot gone; the tenant's address kept");
+    p.delete(Kind::FloatingIp, &own_ip).await;
+    p.delete(Kind::Port, &made_port).await;
+    p.delete(Kind::Port, &own_port).await;
+}
+
+/// A floating IP on the external network, on `port`, described so: its id.
+async fn floating_ip(p: &Project, port: &str, description: &str) -> String {
+    let url = format!("{}/networks?router:external=true", p.network);
+    let (status, v) = p.call(Method::GET, url, &p.user, None).await;
+    assert_eq!(status, 200, "{v}");
+    let external = v["networks"][0]["id"].clone();
+    let body = json!({"floatingip": {"floating_network_id": external, "port_id": port,
+        "description": description}});
+    let url = format!("{}/floatingips", p.network);
+    let (status, v) = p.call(Method::POST, url, &p.user, Some(body)).await;
+    assert_eq!(status, 201, "{v}");
+    v["floatingip"]["id"].as_str().expect("an id").to_string()
+}
+
+/// Waits until Cinder's `path` (a volume or snapshot) is `available`.
+async fn available(p: &Project, path: &str, what: &str) {
+    let key = if what == "volume" {
+        "volume"
+    } else {
+        "snapshot"
+    };
+    until(
+        Duration::from_secs(60),
+        &format!("the {what} available"),
+        || async {
+            let url = format!("{}/{path}", p.volume);
+            let (_, v) = p.call(Method::GET, url, &p.user, None).await;
+            (v[key]["status"] == "available").then_some(())
+        },
+    )
+    .await;
+}

@@ -82,6 +82,8 @@ pub enum EventReason {
     WaitingForDeorbitRoutes,
     /// Extension: deorbit waits for the floating IPs made for the kluster's services.
     WaitingForDeorbitFloatingIPs,
+    /// Extension: deorbit waits for the security groups made for the kluster's services.
+    WaitingForDeorbitSecurityGroups,
     /// Deorbit waits for the kluster's nodes to go.
     WaitingForDeorbitNodes,
     /// The kluster's volumes are gone.
@@ -92,6 +94,8 @@ pub enum EventReason {
     SuccessfulDeorbitRoutes,
     /// Extension: the floating IPs made for the kluster's services are gone.
     SuccessfulDeorbitFloatingIPs,
+    /// Extension: the security groups made for the kluster's services are gone.
+    SuccessfulDeorbitSecurityGroups,
     /// Nothing of the kluster is left in the cloud.
     SuccessfulDeorbit,
     /// A deorbit step failed.
@@ -134,6 +138,10 @@ const KNOWN: &[(EventReason, &str)] = &[
         "WaitingForDeorbitFloatingIPs",
     ),
     (
+        EventReason::WaitingForDeorbitSecurityGroups,
+        "WaitingForDeorbitSecurityGroups",
+    ),
+    (
         EventReason::WaitingForDeorbitNodes,
         "WaitingForDeorbitNodes",
     ),
@@ -144,6 +152,10 @@ const KNOWN: &[(EventReason, &str)] = &[
     (
         EventReason::SuccessfulDeorbitFloatingIPs,
         "SuccessfulDeorbitFloatingIPs",
+    ),
+    (
+        EventReason::SuccessfulDeorbitSecurityGroups,
+        "SuccessfulDeorbitSecurityGroups",
     ),
     (
         EventReason::SuccessfulDeorbitLoadBalancers,

@@ -214,6 +214,9 @@ pub enum ResourceKind {
     /// A Neutron floating IP the cloud controller manager made for a `LoadBalancer`
     /// service (its description says for which cluster).
     FloatingIp,
+    /// A Neutron security group the cloud controller manager made for a `LoadBalancer`
+    /// service (on the nodes' ports; its description says for which cluster).
+    SecurityGroup,
 }
 
 /// A static route on one of the project's routers. Klusters' pod ranges must not overlap

@@ -332,11 +332,13 @@ fn controller_of(reason: &EventReason) -> &'static str {
         | WaitingForDeorbitLoadBalancers
         | WaitingForDeorbitRoutes
         | WaitingForDeorbitFloatingIPs
+        | WaitingForDeorbitSecurityGroups
         | WaitingForDeorbitNodes
         | SuccessfulDeorbitVolumes
         | SuccessfulDeorbitLoadBalancers
         | SuccessfulDeorbitRoutes
         | SuccessfulDeorbitFloatingIPs
+        | SuccessfulDeorbitSecurityGroups
         | SuccessfulDeorbit
         | FailedDeorbit => "deorbit",
         CreatingNode | SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode

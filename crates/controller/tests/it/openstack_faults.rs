@@ -15,9 +15,9 @@
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
-//! - a kluster's load balancers with floating IPs, a volume with a snapshot
-//!   (`lb_addresses.rs`) → the service's address and the snapshot go, a tenant's own
-//!   address is detached and stays;
+//! - a kluster's load balancers with the floating IP and security group made for its
+//!   service, a volume with a snapshot (`ccm_made.rs`) → all go, a tenant's own address
+//!   and group stay;
 //! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices
 //!   (`invalid.rs`);
 //! - a static route on the project's router → no pod range may overlap it (`ranges.rs`);
@@ -28,9 +28,9 @@
 //! nova-api would fail the others), and sweep at their start what a failed run left.
 
 mod capacity;
+mod ccm_made;
 mod debris;
 mod invalid;
-mod lb_addresses;
 mod project;
 mod ranges;
 mod rate_limit;

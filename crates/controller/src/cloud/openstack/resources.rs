@@ -3,7 +3,7 @@
 //! `cinder.csi.openstack.org/cluster` metadata, or our `kluster` key), Octavia load
 //! balancers (the cloud controller manager's `kube_service_<cluster>_<namespace>_<service>`
 //! names, or its "… from cluster <cluster>" description — the simulator uses the same name
-//! pattern), the floating IPs it made for those services (`addresses`), and router routes into a kluster's pod range on its router ([`range_kluster`];
+//! pattern), the floating IPs and security groups it made for those services (`ccm_made`), and router routes into a kluster's pod range on its router ([`range_kluster`];
 //! named `route-<destination>`) or whose next hop is a kluster's server on one of the
 //! router's networks (named `route-<server>` like the simulator's; see [`route_node`]).
 //! Every match is on the whole kluster name, never a prefix. Each gets an id saying what it is, for
@@ -20,7 +20,7 @@ use super::network::Route;
 use crate::cloud::{CloudError, PodRange, Resource, ResourceKind};
 use kluster::net::Cidr;
 
-mod addresses;
+mod ccm_made;
 mod id;
 pub use id::ResourceId;
 
@@ -298,26 +298,27 @@ impl Api {
         Ok(out)
     }
 
-    /// Volumes, load balancers, routes and service addresses of the project's klusters
-    /// (`ranges`: their pod ranges).
+    /// Volumes, load balancers, routes, and the services' addresses and security groups of
+    /// the project's klusters (`ranges`: their pod ranges).
     pub(super) async fn kluster_resources(
         &self,
         project: &str,
         ranges: &[PodRange],
     ) -> Result<Vec<Resource>, CloudError> {
-        let (volumes, lbs, routes, addresses) = tokio::try_join!(
+        let (volumes, lbs, routes, addresses, groups) = tokio::try_join!(
             self.kluster_volumes(project),
             self.kluster_load_balancers(project),
             self.kluster_routes(project, ranges),
-            self.kluster_addresses(project)
+            self.kluster_addresses(project),
+            self.kluster_security_groups(project)
         )?;
         let all = volumes.into_iter().chain(lbs).chain(routes);
-        Ok(all.chain(addresses).collect())
+        Ok(all.chain(addresses).chain(groups).collect())
     }
 
     /// Deletes a resource listed by [`Api::kluster_resources`]: a volume (with its
-    /// snapshots), a load balancer (with everything in it: `cascade`), a floating IP, or a
-    /// route. One that is gone already is fine.
+    /// snapshots), a load balancer (with everything in it: `cascade`), a floating IP, a
+    /// security group, or a route. One that is gone already is fine.
     pub(super) async fn delete_resource(&self, project: &str, id: &str) -> Result<(), CloudError> {
         let cascade = || vec![("cascade".to_string(), "true".to_string())];
         match ResourceId::parse(id) {
@@ -328,6 +329,10 @@ impl Api {
             }
             Some(ResourceId::FloatingIp(ip)) => {
                 let path = format!("floatingips/{}", segment(&ip));
+                self.delete(project, Service::Network, &path, &[]).await
+            }
+            Some(ResourceId::SecurityGroup(g)) => {
+                let path = format!("security-groups/{}", segment(&g));
                 self.delete(project, Service::Network, &path, &[]).await
             }
             Some(ResourceId::LoadBalancer(lb)) => {

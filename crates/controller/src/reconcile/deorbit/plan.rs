@@ -48,6 +48,7 @@ pub fn waiting(kind: ResourceKind) -> EventReason {
         ResourceKind::LoadBalancer => EventReason::WaitingForDeorbitLoadBalancers,
         ResourceKind::Route => EventReason::WaitingForDeorbitRoutes,
         ResourceKind::FloatingIp => EventReason::WaitingForDeorbitFloatingIPs,
+        ResourceKind::SecurityGroup => EventReason::WaitingForDeorbitSecurityGroups,
     }
 }
 
@@ -58,6 +59,7 @@ pub fn finished(kind: ResourceKind) -> EventReason {
         ResourceKind::LoadBalancer => EventReason::SuccessfulDeorbitLoadBalancers,
         ResourceKind::Route => EventReason::SuccessfulDeorbitRoutes,
         ResourceKind::FloatingIp => EventReason::SuccessfulDeorbitFloatingIPs,
+        ResourceKind::SecurityGroup => EventReason::SuccessfulDeorbitSecurityGroups,
     }
 }
 
@@ -87,8 +89,11 @@ pub fn plan(
         steps.push(Step::Remove);
         return steps;
     }
-    // Volumes wait while nodes are left: they may be attached to them.
-    let held = |kind: ResourceKind| kind == ResourceKind::Volume && !servers.is_empty();
+    // Volumes and the services' security groups wait while nodes are left: they may be
+    // attached to them (Neutron refuses to delete a group a port still uses).
+    let held = |kind: ResourceKind| {
+        matches!(kind, ResourceKind::Volume | ResourceKind::SecurityGroup) && !servers.is_empty()
+    };
     for s in servers {
         if s.status != ServerStatus::Deleting && !sent.contains(s.id.as_str()) {
             steps.push(Step::DeleteServer {
@@ -127,11 +132,12 @@ pub fn nodes_waiting(name: &str, n: usize) -> String {
     format!("Waiting for {n} nodes of kluster {name} to be deleted")
 }
 
-const KINDS: [ResourceKind; 4] = [
+const KINDS: [ResourceKind; 5] = [
     ResourceKind::Volume,
     ResourceKind::LoadBalancer,
     ResourceKind::Route,
     ResourceKind::FloatingIp,
+    ResourceKind::SecurityGroup,
 ];
 
 /// The kind an event reason says deorbit waited for.
@@ -150,6 +156,7 @@ fn noun(kind: ResourceKind) -> &'static str {
         ResourceKind::LoadBalancer => "load balancers",
         ResourceKind::Route => "routes",
         ResourceKind::FloatingIp => "floating IPs",
+        ResourceKind::SecurityGroup => "security groups",
     }
 }
 
@@ -190,6 +197,20 @@ mod tests {
                 Step::Remove => "remove".into(),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_services_security_groups_wait_for_the_nodes_like_volumes() {
+        let sg = res("sg", ResourceKind::SecurityGroup, false);
+        let node = server("n", ServerStatus::Active);
+        let (none, sent) = (BTreeSet::new(), BTreeSet::new());
+        let with_node = reasons(&plan("k", &[&sg], &[&node], &none, &sent));
+        assert!(
+            !with_node.contains(&"delete sg".to_string()),
+            "{with_node:?}"
+        );
+        let alone = reasons(&plan("k", &[&sg], &[], &none, &sent));
+        assert!(alone.contains(&"delete sg".to_string()), "{alone:?}");
     }
 
     #[test]

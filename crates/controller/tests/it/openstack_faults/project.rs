@@ -203,6 +203,7 @@ impl Project {
             ),
             Kind::Port => (format!("{}/ports/{id}", self.network), &self.user),
             Kind::FloatingIp => (format!("{}/floatingips/{id}", self.network), &self.user),
+            Kind::SecurityGroup => (format!("{}/security-groups/{id}", self.network), &self.user),
         };
         let (status, v) = self.call(Method::DELETE, url, token, None).await;
         assert!(
@@ -268,6 +269,14 @@ impl Project {
                     .await;
             }
         }
+        let url = format!("{}/security-groups?project_id={}", self.network, self.id);
+        for g in self.list(url, &self.user, "security_groups").await {
+            if marked(&g, "name") {
+                left.push(format!("security group {}", g["name"]));
+                self.delete(Kind::SecurityGroup, g["id"].as_str().unwrap_or_default())
+                    .await;
+            }
+        }
         if !left.is_empty() {
             eprintln!("swept what an earlier run left: {}", left.join(", "));
         }
@@ -287,4 +296,6 @@ pub enum Kind {
     Port,
     /// A Neutron floating IP.
     FloatingIp,
+    /// A Neutron security group.
+    SecurityGroup,
 }

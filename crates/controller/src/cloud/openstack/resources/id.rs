@@ -9,6 +9,8 @@ pub enum ResourceId {
     LoadBalancer(String),
     /// `floatingip:<neutron id>`.
     FloatingIp(String),
+    /// `securitygroup:<neutron id>`.
+    SecurityGroup(String),
     /// `route:<router id>,<destination>,<next hop>`.
     Route {
         /// Router id.
@@ -27,6 +29,7 @@ impl ResourceId {
             ResourceId::Volume(id) => format!("volume:{id}"),
             ResourceId::LoadBalancer(id) => format!("loadbalancer:{id}"),
             ResourceId::FloatingIp(id) => format!("floatingip:{id}"),
+            ResourceId::SecurityGroup(id) => format!("securitygroup:{id}"),
             ResourceId::Route {
                 router,
                 destination,
@@ -45,6 +48,7 @@ impl ResourceId {
             "volume" => Some(ResourceId::Volume(rest.to_string())),
             "loadbalancer" => Some(ResourceId::LoadBalancer(rest.to_string())),
             "floatingip" => Some(ResourceId::FloatingIp(rest.to_string())),
+            "securitygroup" => Some(ResourceId::SecurityGroup(rest.to_string())),
             "route" => {
                 let mut parts = rest.splitn(3, ',');
                 let (router, destination, nexthop) = (parts.next()?, parts.next()?, parts.next()?);

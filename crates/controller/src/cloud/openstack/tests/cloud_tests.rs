@@ -347,6 +347,14 @@ async fn resources_are_the_klusters_volumes_load_balancers_routes_and_addresses(
             false,
             "floatingip:fip1",
         ),
+        // Its security group (not the project's default).
+        (
+            ResourceKind::SecurityGroup,
+            "k1",
+            "lb-sg-1",
+            false,
+            "securitygroup:sg2",
+        ),
     ];
     let want: Vec<_> = want
         .iter()

@@ -136,13 +136,14 @@ async fn a_missing_service_fails_the_call_naming_it() {
     assert!(e.message.contains("service type image"), "{e}");
     assert!(e.message.contains("RegionOne"), "{e}");
     // Without Cinder and Octavia there are no volumes or load balancers to list (Neutron's
-    // routes and addresses remain).
+    // routes, addresses and groups remain).
     stand
         .state()
         .services
         .retain(|s| !matches!(*s, "volumev3" | "load-balancer"));
     let resources = cloud(&stand).resources("p1", &[]).await.unwrap();
-    let neutron = |k: ResourceKind| matches!(k, ResourceKind::Route | ResourceKind::FloatingIp);
+    use ResourceKind::{FloatingIp, Route, SecurityGroup};
+    let neutron = |k: ResourceKind| matches!(k, Route | FloatingIp | SecurityGroup);
     assert!(resources.iter().all(|r| neutron(r.kind)), "{resources:?}");
 }
 

@@ -224,7 +224,9 @@ fn neutron(
         (Method::GET, "security-groups") => reply(
             200,
             json!({ "security_groups": [
-                { "id": "sg1", "name": "default", "project_id": "p1", "security_group_rules": [] } ] }),
+                { "id": "sg1", "name": "default", "project_id": "p1", "security_group_rules": [] },
+                { "id": "sg2", "name": "lb-sg-1", "project_id": "p1", "security_group_rules": [],
+                  "description": "Security Group for default/ingress Service LoadBalancer in cluster k1" } ] }),
         ),
         // The cloud controller manager's address for k1's service; a tenant's own.
         (Method::GET, "floatingips") => reply(

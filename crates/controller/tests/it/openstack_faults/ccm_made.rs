@@ -1,10 +1,11 @@
-//! Clean deletion: the floating IP the cloud controller manager made for a kluster's
-//! service (its description says "… from cluster <kluster>") goes with the kluster (left,
-//! it stays allocated and billed), while a tenant's own address handed to a service stays;
-//! a volume with a snapshot goes with the snapshot (Cinder refuses it otherwise). Counted
-//! from the real Neutron, Octavia and Cinder. The test cloud's Octavia makes no VIP port
-//! (noop driver) and takes none (it reads no address from one): the addresses sit on ports
-//! the test makes, as they would on the VIP ports.
+//! Clean deletion: what the cloud controller manager made for a kluster's service beside
+//! the load balancer, and said so in its description ("… from cluster <kluster>", "…
+//! Service LoadBalancer in cluster <kluster>"), goes with the kluster: the floating IP
+//! (left, it stays allocated and billed) and the security group. A tenant's own address
+//! and group stay. A volume with a snapshot goes with the snapshot (Cinder refuses it
+//! otherwise). Counted from the real Neutron, Octavia and Cinder. The test cloud's Octavia
+//! makes no VIP port (noop driver) and takes none (it reads no address from one): the
+//! addresses sit on ports the test makes, as they would on the VIP ports.
 
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ use super::Fixture;
 use crate::common::openstack::until;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_load_balancers_address_and_a_volumes_snapshots_go_with_the_kluster() {
+async fn the_services_addresses_and_groups_and_a_volumes_snapshots_go_with_the_kluster() {
     let Some(f) = Fixture::new("lbaddr").await else {
         return;
     };
@@ -41,6 +42,32 @@ async fn a_load_balancers_address_and_a_volumes_snapshots_go_with_the_kluster() 
         p.load_balancer(&format!("kube_service_{name}_default_own"), "")
             .await,
     ];
+    let group = |name: &str, description: &str| {
+        let body = json!({"security_group": {"name": format!("{MARK}-{name}"), "description": description}});
+        p.call(
+            Method::POST,
+            format!("{}/security-groups", p.network),
+            &p.user,
+            Some(body),
+        )
+    };
+    let mut groups = Vec::new();
+    for (n, d) in [
+        (
+            "lba-sg",
+            format!("Security Group for default/web Service LoadBalancer in cluster {name}"),
+        ),
+        ("lba-own-sg", format!("{MARK} the tenant's group")),
+    ] {
+        let (status, v) = group(n, &d).await;
+        assert_eq!(status, 201, "{v}");
+        groups.push(
+            v["security_group"]["id"]
+                .as_str()
+                .expect("an id")
+                .to_string(),
+        );
+    }
     let volume = p
         .volume(
             &format!("{MARK}-lba-pv"),
@@ -88,6 +115,18 @@ async fn a_load_balancers_address_and_a_volumes_snapshots_go_with_the_kluster() 
     assert_eq!(status, 404, "the service's floating IP is deleted: {v}");
     let (status, v) = ip(&own_ip).await;
     assert_eq!(status, 200, "the tenant's own address stays: {v}");
+    let sg = |id: &str| {
+        p.call(
+            Method::GET,
+            format!("{}/security-groups/{id}", p.network),
+            &p.user,
+            None,
+        )
+    };
+    let (status, v) = sg(&groups[0]).await;
+    assert_eq!(status, 404, "the service's security group is deleted: {v}");
+    let (status, v) = sg(&groups[1]).await;
+    assert_eq!(status, 200, "the tenant's own group stays: {v}");
     for (what, path) in [
         ("volume", format!("volumes/{volume}")),
         ("snapshot", format!("snapshots/{snapshot}")),
@@ -97,8 +136,9 @@ async fn a_load_balancers_address_and_a_volumes_snapshots_go_with_the_kluster() 
             .await;
         assert_eq!(status, 404, "the {what} is deleted: {v}");
     }
-    eprintln!("both load balancers, the service's address, the volume and its snapshot gone; the tenant's address kept");
+    eprintln!("both load balancers, the service's address and group, the volume and its snapshot gone; the tenant's address and group kept");
     p.delete(Kind::FloatingIp, &own_ip).await;
+    p.delete(Kind::SecurityGroup, &groups[1]).await;
     p.delete(Kind::Port, &made_port).await;
     p.delete(Kind::Port, &own_port).await;
 }

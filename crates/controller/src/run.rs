@@ -48,6 +48,8 @@ pub struct Tuning {
     pub sim: crate::cloud::sim::SimConfig,
     /// Pause between reconcile passes.
     pub reconcile_every: Duration,
+    /// Time between full resyncs (a look at every kluster, changed or not).
+    pub resync_every: Duration,
     /// Longest wait for one cloud call.
     pub call_timeout: Duration,
     /// Projects reconciled at once.
@@ -68,15 +70,21 @@ pub const DEFAULT_EVENT_RETENTION: Duration =
 
 impl Tuning {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run
-    /// every quarter of it (between 50 ms and 1 s); cloud calls time out after `phase`
+    /// every quarter of it (between 50 ms and 1 s), full resyncs every 1.5 phases but at
+    /// least every 15 passes' pause (30 s at the default phase: an idle kluster costs its
+    /// project two server listings a minute); cloud calls time out after `phase`
     /// (between 1 and 30 s); 8 projects are reconciled at once, each with a budget of
     /// four call timeouts per pass.
     pub fn scaled(phase: Duration) -> Tuning {
         let call_timeout = Duration::from_secs(30).min(phase.max(Duration::from_secs(1)));
+        let reconcile_every = (phase / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+        let resync_every =
+            (reconcile_every * crate::reconcile::FULL_RESYNC_POLLS).max(phase * 3 / 2);
         Tuning {
             timing: crate::reconcile::ground::Timing::scaled(phase),
             sim: crate::cloud::sim::SimConfig::scaled(phase),
-            reconcile_every: (phase / 4).clamp(Duration::from_millis(50), Duration::from_secs(1)),
+            reconcile_every,
+            resync_every,
             call_timeout,
             reconcile_concurrency: crate::reconcile::DEFAULT_CONCURRENCY,
             project_budget: crate::reconcile::default_budget(call_timeout),
@@ -277,6 +285,7 @@ pub async fn start(
         concurrency: tuning.reconcile_concurrency,
         project_budget: tuning.project_budget,
         lease_ttl: config.tuning.lease_ttl,
+        resync_every: Some(config.tuning.resync_every),
         lease: Arc::default(),
         metrics,
         sealer: state.sealer.clone(),

@@ -218,6 +218,9 @@ fn tuning(s: &ControllerSettings) -> Result<Tuning, SettingError> {
             .unwrap_or(defaults::CREATE_RETRY_CAP_SECONDS.max(t.timing.create_retry.as_secs_f64())),
         t.timing.create_retry,
     )?;
+    if let Some(r) = s.controller_resync_seconds {
+        t.resync_every = seconds("controller_resync_seconds", r, t.reconcile_every)?;
+    }
     t.event_retention = whole(
         "controller_event_retention_days",
         s.controller_event_retention_days

@@ -92,6 +92,9 @@ pub struct Reconciler {
     /// Time to live of the reconcile lease ([`Reconciler::run`]): a replica that dies is
     /// replaced within about this long.
     pub lease_ttl: Duration,
+    /// Time between full resyncs, which look at every kluster even when nothing changed
+    /// (`None`: every [`FULL_RESYNC_POLLS`] poll intervals).
+    pub resync_every: Option<Duration>,
     /// Whether this replica holds the lease (checked before each kluster in `run`).
     pub lease: Arc<lease::Lease>,
     /// Where pass and reconciler durations, errors and events are counted.
@@ -144,6 +147,7 @@ impl Reconciler {
             concurrency: DEFAULT_CONCURRENCY,
             project_budget: default_budget(call_timeout),
             lease_ttl: DEFAULT_LEASE_TTL,
+            resync_every: None,
             lease: Arc::default(),
             metrics: Arc::default(),
             sealer: Arc::new(crate::pki::Sealer::new(&random_key())),

@@ -6,9 +6,10 @@
 //! after a delay that doubles per kluster while the cloud refuses it (a pool over quota),
 //! or only when it changes. A change in the store (an API write here, or any replica's
 //! write announced by the database; a simulator setting touches the whole project) passes
-//! the kluster's project at once, as Kubernetes controllers watch. Every
-//! [`FULL_RESYNC_POLLS`] poll intervals a full resync passes every kluster, as a safety net
-//! for what changes in the cloud unseen (a server deleted by hand).
+//! the kluster's project at once, as Kubernetes controllers watch. A full resync passes
+//! every kluster now and then (`resync_every`, else every [`FULL_RESYNC_POLLS`] poll
+//! intervals), as a safety net for what changes in the cloud unseen (a server deleted by
+//! hand): for an idle kluster, one server listing of its project each time.
 //!
 //! A project whose pass is still going is not started twice; a change or a due kluster that
 //! arrives meanwhile passes it again when it finishes. A kluster deleted meanwhile (that
@@ -130,12 +131,12 @@ impl Reconciler {
 
     /// Runs until `shutdown` completes, only while this replica holds the reconcile lease
     /// (other replicas wait and take over when it expires): every kluster at start and
-    /// every [`FULL_RESYNC_POLLS`] × `poll`, and each kluster when it is due (see the
+    /// every [`Reconciler::resync_every`] (else [`FULL_RESYNC_POLLS`] × `poll`), and each kluster when it is due (see the
     /// module doc) or its project changes. Failures are logged, counted and retried.
     pub async fn run(self, poll: Duration, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         let poll = poll.max(Duration::from_millis(1));
-        let full_every = poll * FULL_RESYNC_POLLS;
+        let full_every = self.resync_every.unwrap_or(poll * FULL_RESYNC_POLLS);
         let slots = Arc::new(tokio::sync::Semaphore::new(self.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         let mut busy: HashMap<tokio::task::Id, String> = HashMap::new();

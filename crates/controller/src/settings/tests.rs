@@ -35,6 +35,8 @@ fn defaults_come_from_the_settings_crate_and_the_place() {
         Duration::from_secs(30 * 60)
     );
     assert_eq!(r.tuning.event_retention, Duration::from_secs(7 * 24 * 3600));
+    // An idle kluster's project: two server listings a minute.
+    assert_eq!(r.tuning.resync_every, Duration::from_secs(30));
     assert_eq!(r.tuning.sim.limits.instances, 10);
     assert_eq!(r.tuning, {
         let mut t = Tuning::scaled(Duration::from_secs(20));
@@ -45,6 +47,19 @@ fn defaults_come_from_the_settings_crate_and_the_place() {
     });
     assert_eq!(r.cloud, CloudChoice::Simulated);
     assert!(!r.simulator_api);
+}
+
+#[test]
+fn the_resync_is_set_in_seconds_and_never_below_the_passes_pause() {
+    let mut s = with_password();
+    s.controller_resync_seconds = Some(60.0);
+    assert_eq!(
+        resolve(&s, place()).unwrap().tuning.resync_every,
+        Duration::from_secs(60)
+    );
+    s.controller_resync_seconds = Some(0.5); // the default phase passes every second
+    let e = resolve(&s, place()).unwrap_err();
+    assert_eq!(e.key, "controller_resync_seconds");
 }
 
 #[test]

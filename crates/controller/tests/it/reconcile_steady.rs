@@ -107,6 +107,26 @@ async fn a_settled_project_is_passed_seldom_and_at_once_when_it_changes() {
 }
 
 #[tokio::test]
+async fn full_resyncs_come_at_the_interval_set_not_the_polls() {
+    let w = world("resync").await;
+    w.up("idle", &[("a", 1)]).await;
+    let every = Duration::from_millis(40);
+    let set = every * 3; // 120 ms; by the polls it would be 600 ms
+    let mut rec = w.rec.clone();
+    rec.resync_every = Some(set);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(rec.run(every, async {
+        let _ = stopped.await;
+    }));
+    resyncs_reach(&w, 1, set * 5).await;
+    // 5 more within 1.5 s: at 120 ms apart (0.6 s), not 600 ms (3 s).
+    let r = resyncs(&w);
+    resyncs_reach(&w, r + 5, Duration::from_millis(1500)).await;
+    let _ = stop.send(());
+    running.await.unwrap();
+}
+
+#[tokio::test]
 async fn a_project_the_cloud_refuses_is_passed_with_a_growing_delay_and_at_once_when_touched() {
     let w = world("stalled").await;
     w.up("full", &[("a", 6)]).await; // the project may have 6 servers: it is at its quota

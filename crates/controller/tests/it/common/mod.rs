@@ -108,6 +108,7 @@ pub fn fast_controller(
         cloud: Default::default(),
         tuning: controller::run::Tuning {
             reconcile_every: Duration::from_millis(100),
+            resync_every: Duration::from_millis(100) * controller::reconcile::FULL_RESYNC_POLLS,
             ..controller::run::Tuning::scaled(phase)
         },
     }

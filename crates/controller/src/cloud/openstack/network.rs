@@ -80,7 +80,8 @@ impl NeutronRouter {
     }
 }
 
-fn pairs<'a>(key: &str, values: impl IntoIterator<Item = &'a str>) -> Query {
+/// `key=value` for each of `values` (Neutron reads a repeated key as "any of").
+pub(super) fn pairs<'a>(key: &str, values: impl IntoIterator<Item = &'a str>) -> Query {
     values
         .into_iter()
         .map(|v| (key.to_string(), v.to_string()))

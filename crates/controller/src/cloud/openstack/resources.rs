@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::catalog::Service;
 use super::compute::{segment, KLUSTER_KEY};
 use super::http::{Api, Query};
-use super::network::Route;
+use super::network::{pairs, Route};
 use crate::cloud::{CloudError, PodRange, Resource, ResourceKind};
 use kluster::net::Cidr;
 
@@ -198,7 +198,7 @@ impl Api {
         if !self.offers(project, Service::LoadBalancer).await? {
             return Ok(Vec::new());
         }
-        let query = vec![("project_id".to_string(), project.to_string())];
+        let query = pairs("project_id", [project]);
         let lbs: Vec<LoadBalancer> = self
             .list(
                 project,

@@ -8,10 +8,12 @@
 //! such words and is never listed: Neutron detaches such an address when the load
 //! balancer's port goes.
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::cloud::openstack::catalog::Service;
-use crate::cloud::openstack::http::{Api, Query};
+use crate::cloud::openstack::http::Api;
+use crate::cloud::openstack::network::pairs;
 use crate::cloud::{CloudError, Resource, ResourceKind};
 
 use super::ResourceId;
@@ -69,28 +71,16 @@ impl Api {
         &self,
         project: &str,
     ) -> Result<Vec<Resource>, CloudError> {
-        let ips: Vec<FloatingIp> = self
-            .list(
-                project,
-                Service::Network,
-                "floatingips",
-                of(project),
-                "floatingips",
-            )
-            .await?;
-        Ok(ips
-            .into_iter()
-            .filter_map(|ip| {
-                let kluster = address_kluster(&ip.description)?.to_string();
-                Some(Resource {
-                    id: ResourceId::FloatingIp(ip.id).encode(),
-                    kluster,
-                    kind: ResourceKind::FloatingIp,
-                    name: ip.floating_ip_address,
-                    deleting: ip.status == "DELETING",
-                })
+        self.made_for_klusters(project, "floatingips", "floatingips", |ip: FloatingIp| {
+            Some(Resource {
+                kluster: address_kluster(&ip.description)?.to_string(),
+                id: ResourceId::FloatingIp(ip.id).encode(),
+                kind: ResourceKind::FloatingIp,
+                name: ip.floating_ip_address,
+                deleting: ip.status == "DELETING",
             })
-            .collect())
+        })
+        .await
     }
 
     /// The project's security groups made for klusters' services.
@@ -98,34 +88,34 @@ impl Api {
         &self,
         project: &str,
     ) -> Result<Vec<Resource>, CloudError> {
-        let groups: Vec<SecurityGroup> = self
-            .list(
-                project,
-                Service::Network,
-                "security-groups",
-                of(project),
-                "security_groups",
-            )
-            .await?;
-        Ok(groups
-            .into_iter()
-            .filter_map(|g| {
-                let kluster = group_kluster(&g.description)?.to_string();
-                Some(Resource {
-                    id: ResourceId::SecurityGroup(g.id).encode(),
-                    kluster,
-                    kind: ResourceKind::SecurityGroup,
-                    name: g.name,
-                    deleting: false,
-                })
+        let path = "security-groups";
+        self.made_for_klusters(project, path, "security_groups", |g: SecurityGroup| {
+            Some(Resource {
+                kluster: group_kluster(&g.description)?.to_string(),
+                id: ResourceId::SecurityGroup(g.id).encode(),
+                kind: ResourceKind::SecurityGroup,
+                name: g.name,
+                deleting: false,
             })
-            .collect())
+        })
+        .await
     }
-}
 
-/// `project_id=<project>`.
-fn of(project: &str) -> Query {
-    vec![("project_id".to_string(), project.to_string())]
+    /// The project's Neutron `path` listing (items under `key`), each item that `made`
+    /// finds a kluster's as that resource.
+    async fn made_for_klusters<T: DeserializeOwned>(
+        &self,
+        project: &str,
+        path: &str,
+        key: &str,
+        made: impl Fn(T) -> Option<Resource>,
+    ) -> Result<Vec<Resource>, CloudError> {
+        let query = pairs("project_id", [project]);
+        let items: Vec<T> = self
+            .list(project, Service::Network, path, query, key)
+            .await?;
+        Ok(items.into_iter().filter_map(made).collect())
+    }
 }
 
 #[cfg(test)]

@@ -291,6 +291,7 @@ pub async fn start(
         sealer: state.sealer.clone(),
         early_deletes: Arc::default(),
         departing: Arc::default(),
+        told: Arc::default(),
     };
     let reconciling =
         tokio::spawn(reconciler.run(config.tuning.reconcile_every, shutdown.signal()));

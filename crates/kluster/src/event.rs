@@ -100,6 +100,9 @@ pub enum EventReason {
     SuccessfulDeorbit,
     /// A deorbit step failed.
     FailedDeorbit,
+    /// Extension: a cloud resource carries the kluster's name but not its uid (a tenant's
+    /// own, or an earlier kluster's of the same name): it is left alone.
+    NotOwned,
     /// A reason this code does not know, kept as sent.
     Other(String),
 }
@@ -167,6 +170,7 @@ const KNOWN: &[(EventReason, &str)] = &[
     ),
     (EventReason::SuccessfulDeorbit, "SuccessfulDeorbit"),
     (EventReason::FailedDeorbit, "FailedDeorbit"),
+    (EventReason::NotOwned, "NotOwned"),
 ];
 
 impl EventReason {

@@ -10,8 +10,8 @@ use std::time::Instant;
 use tracing::Instrument;
 
 use super::{
-    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerBrief,
-    ServerSpec,
+    BoxFuture, Cloud, CloudError, KlusterUser, Owner, PodRange, Quota, Resource, Server,
+    ServerBrief, ServerSpec,
 };
 use crate::metrics::Metrics;
 
@@ -126,13 +126,13 @@ impl Cloud for MeteredCloud {
     fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,
-        kluster: &'a str,
+        owner: Owner<'a>,
     ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
         timed(
             &self.metrics,
             "list_servers_brief",
             project,
-            self.inner.kluster_servers_brief(project, kluster),
+            self.inner.kluster_servers_brief(project, owner),
         )
     }
 

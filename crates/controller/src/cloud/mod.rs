@@ -4,7 +4,9 @@
 pub mod choice;
 pub mod metered;
 pub mod openstack;
+pub mod owner;
 pub mod sim;
+mod user;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -60,6 +62,8 @@ pub struct ServerSpec {
     pub name: String,
     /// The kluster it belongs to (server metadata in Nova).
     pub kluster: String,
+    /// That kluster's uid (metadata and tag `kluster_uid`: [`owner`]).
+    pub uid: String,
     /// Flavor name.
     pub flavor: String,
     /// Image name.
@@ -77,37 +81,6 @@ pub struct ServerSpec {
     pub user_data: String,
     /// Who boots it: the kluster's own user, or (`None`) the provider's service user.
     pub user: Option<KlusterUser>,
-}
-
-/// A kluster's own OpenStack user (Kubernikus's per-kluster service user): it boots the
-/// kluster's servers with a token scoped to the kluster's project. `Debug` hides the
-/// password.
-#[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub struct KlusterUser {
-    /// User name, unique in its domain (`kubernikus-<kluster>-<project id>`).
-    pub name: String,
-    /// Name of the domain it lives in.
-    pub domain: String,
-    /// Its password (sealed in the store).
-    pub password: String,
-}
-
-impl KlusterUser {
-    /// The user name of kluster `kluster` in `project`: names are DNS labels and project
-    /// ids hex, so one kluster's name never equals another's.
-    pub fn name_for(kluster: &str, project: &str) -> String {
-        format!("kubernikus-{kluster}-{project}")
-    }
-}
-
-impl std::fmt::Debug for KlusterUser {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KlusterUser")
-            .field("name", &self.name)
-            .field("domain", &self.domain)
-            .field("password", &"<redacted>")
-            .finish()
-    }
 }
 
 /// Nova's server status, as far as the controller cares.
@@ -178,8 +151,12 @@ pub struct Server {
     pub id: String,
     /// Server name.
     pub name: String,
-    /// The kluster it belongs to (from the server's metadata).
+    /// The kluster it belongs to: the name its metadata carries, as the provider lists it;
+    /// the reconciler's claim (`reconcile::claim`) leaves it only on a server the kluster
+    /// owns, and empties it on any other.
     pub kluster: String,
+    /// The kluster uid its metadata carries (`None`: only a bare name).
+    pub uid: Option<String>,
     /// Status.
     pub status: ServerStatus,
     /// The node, once registered, when the cloud reports nodes at all (see
@@ -239,6 +216,8 @@ pub struct RouterRoute {
 pub struct PodRange {
     /// The kluster.
     pub kluster: String,
+    /// Its uid.
+    pub uid: String,
     /// Its router's id.
     pub router: String,
     /// Its pod range (`spec.clusterCIDR`).
@@ -250,8 +229,11 @@ pub struct PodRange {
 pub struct Resource {
     /// Resource id.
     pub id: String,
-    /// The kluster whose workloads created it.
+    /// The kluster whose workloads created it, by the name its marks carry (emptied by the
+    /// reconciler's claim when that kluster does not own it, as for [`Server::kluster`]).
     pub kluster: String,
+    /// The kluster uid its marks carry (`None`: only a bare name).
+    pub uid: Option<String>,
     /// What it is.
     pub kind: ResourceKind,
     /// Its name.
@@ -261,6 +243,8 @@ pub struct Resource {
 }
 
 pub use kluster::{Quota, Usage};
+pub use owner::{Mark, Owner};
+pub use user::KlusterUser;
 
 /// What the controller needs from a cloud.
 pub trait Cloud: Send + Sync + std::fmt::Debug {
@@ -304,19 +288,20 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         })
     }
 
-    /// Kluster `kluster`'s servers, going or not, by id and name: a cheaper question than
-    /// the listing (Nova's `GET /servers?tags=…` without details). The default filters the
-    /// listing.
+    /// The servers carrying kluster `owner`'s uid, going or not, by id and name: a cheaper
+    /// question than the listing (Nova's `GET /servers?tags=kluster_uid=…` without
+    /// details). Servers marked with its bare name alone are not among them. The default
+    /// filters the listing.
     fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,
-        kluster: &'a str,
+        owner: Owner<'a>,
     ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
         Box::pin(async move {
             let all = self.servers(project).await?;
             Ok(all
                 .into_iter()
-                .filter(|s| s.kluster == kluster)
+                .filter(|s| s.uid.as_deref() == Some(owner.uid))
                 .map(|s| ServerBrief {
                     id: s.id,
                     name: s.name,

@@ -91,6 +91,8 @@ pub struct Ctx<'a> {
     pub(super) early_deletes: &'a super::early_deletes::EarlyDeletes,
     /// Klusters whose nodes were all going at the last full server listing.
     pub(super) departing: &'a super::departing::DepartingNodes,
+    /// Look-alikes already said to be left alone.
+    pub(super) told: &'a super::told::Told,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).
@@ -343,7 +345,7 @@ fn controller_of(reason: &EventReason) -> &'static str {
         | FailedDeorbit => "deorbit",
         CreatingNode | SuccessfulCreateNode | FailedCreateNode | SuccessfulDeleteNode
         | FailedDeleteNode => "launch",
-        CloudUnavailable => "reconcile",
+        CloudUnavailable | NotOwned => "reconcile",
         _ => "ground",
     }
 }

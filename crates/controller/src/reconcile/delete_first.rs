@@ -69,15 +69,17 @@ impl Ctx<'_> {
             // Nodes a full listing showed going a moment ago are going too.
             let recent = self.departing.recent(project, name).unwrap_or_default();
             ok.extend(recent.into_iter().map(|s| s.id));
-            going.push((name, ok));
+            going.push((*o, ok));
         }
-        let asks = going.iter().map(|(name, _)| async move {
-            let brief = self.cloud().kluster_servers_brief(project, name);
+        let asks = going.iter().map(|(o, _)| async move {
+            let owner = super::claim::owner_of(&o.stored.kluster);
+            let brief = self.cloud().kluster_servers_brief(project, owner);
             self.call(brief).await.ok()
         });
         let answers = join_all(asks).await;
         let mut servers = Vec::new();
-        for ((name, ok), listed) in going.into_iter().zip(answers) {
+        for ((o, ok), listed) in going.into_iter().zip(answers) {
+            let owner = super::claim::owner_of(&o.stored.kluster);
             let listed = listed?;
             if listed.is_empty() || !listed.iter().all(|s| ok.contains(&s.id)) {
                 return None;
@@ -85,7 +87,8 @@ impl Ctx<'_> {
             servers.extend(listed.into_iter().map(|s| Server {
                 id: s.id,
                 name: s.name,
-                kluster: name.to_string(),
+                kluster: owner.name.to_string(),
+                uid: Some(owner.uid.to_string()),
                 status: ServerStatus::Deleting,
                 node: None,
                 age: Duration::ZERO,

@@ -319,6 +319,7 @@ mod tests {
             id: name.into(),
             name: name.into(),
             kluster: "k".into(),
+            uid: None,
             status,
             node: registered.then_some(NodeState {
                 ready: true,

@@ -5,7 +5,7 @@
 use kluster::{Kluster, KlusterPhase};
 
 use super::context::{Ctx, Seen};
-use super::launch;
+use super::{claim, launch};
 use crate::cloud::{CloudError, PodRange, Resource, Server, ServerStatus};
 use crate::store;
 
@@ -103,13 +103,18 @@ impl Ctx<'_> {
     }
 
     /// The resources the project's klusters left (`None`: the cloud did not answer).
+    /// Each is claimed for the kluster that owns it ([`claim`]).
     pub(super) async fn resources(&self, group: &[store::Observed]) -> Option<Vec<Resource>> {
         let ranges = pod_ranges(group);
         match self
             .call(self.cloud().resources(self.project, &ranges))
             .await
         {
-            Ok(r) => Some(r),
+            Ok(mut r) => {
+                let strangers = claim::resources(group, &mut r);
+                self.tell_or_log(group, &strangers).await;
+                Some(r)
+            }
             Err(e) => {
                 let project = self.project;
                 tracing::warn!(controller = "reconcile", project, error = %e, "cloud resource listing failed");
@@ -151,12 +156,13 @@ impl Ctx<'_> {
         for o in terminating {
             let name = o.stored.kluster.name.as_str();
             match self.departing.recent(project, name) {
-                Some(nodes) => known.push((name, nodes)),
+                Some(nodes) => known.push((*o, nodes)),
                 None => return Brief::Unsure,
             }
         }
-        let asks = known.iter().map(|(name, _)| async move {
-            self.call(self.cloud().kluster_servers_brief(project, name))
+        let asks = known.iter().map(|(o, _)| async move {
+            let owner = claim::owner_of(&o.stored.kluster);
+            self.call(self.cloud().kluster_servers_brief(project, owner))
                 .await
                 .ok()
         });
@@ -191,6 +197,7 @@ impl Ctx<'_> {
     /// (gone only when the lookup says so), however many listings in a row come back
     /// short. A listing that still lacks servers a pool's status counted (klusters whose
     /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
+    /// Each is claimed for the kluster that owns it ([`claim`]).
     pub(super) async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
         let project = self.project;
         let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
@@ -199,6 +206,14 @@ impl Ctx<'_> {
             attempt += 1;
             let listed = match self.call(self.cloud().servers(project)).await {
                 Ok(list) => self.complete(group, list).await,
+                Err(e) => Err(e),
+            };
+            let listed = match listed {
+                Ok(mut list) => {
+                    let strangers = claim::servers(group, &mut list);
+                    self.tell_or_log(group, &strangers).await;
+                    Ok(list)
+                }
                 Err(e) => Err(e),
             };
             match listed {
@@ -251,6 +266,16 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// [`Ctx::tell`], logging a store failure (the pass goes on: it is told next time).
+    async fn tell_or_log(&self, group: &[store::Observed], strangers: &[claim::Stranger]) {
+        if let Err(e) = self.tell(group, strangers).await {
+            let project = self.project;
+            tracing::warn!(controller = "reconcile", project, error = %e, "recording what is left alone failed");
+        }
+    }
+}
+
 /// What asking for the ids of going nodes told ([`Ctx::look`]).
 enum Brief {
     /// Every kluster's nodes are still going, as seen.
@@ -272,6 +297,7 @@ fn pod_ranges(group: &[store::Observed]) -> Vec<PodRange> {
             let cidr = k.spec.cluster_cidr.as_ref()?;
             (!router.is_empty()).then(|| PodRange {
                 kluster: k.name.clone(),
+                uid: claim::owner_of(k).uid.to_string(),
                 router: router.clone(),
                 cidr: cidr.clone(),
             })

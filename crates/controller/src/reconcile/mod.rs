@@ -30,13 +30,15 @@
 //!   ([`next`]), store changes, and a periodic full resync.
 //! - [`project`]: one project's pass, [`context`] what a reconciler acts with (`Ctx`).
 //! - [`look`]: what a pass asks the cloud; [`delete_first`]: the first pass after a delete,
-//!   which sends the node deletes before it lists anything.
+//!   which sends the node deletes before it lists anything; [`claim`]: which kluster owns
+//!   what was listed (by uid, never by a bare name).
 //! - [`early_deletes`]: node deletes sent by the runner as soon as a kluster is deleted, when
 //!   a pass of its project is already under way; the next pass reports their answers.
 //! - [`departing`]: klusters whose nodes are all being deleted, so that looks ask the cloud
 //!   for their ids alone until they are gone.
 //! - [`users`]: klusters' own OpenStack users.
 
+pub mod claim;
 pub mod context;
 mod delete_first;
 pub mod deorbit;
@@ -50,6 +52,7 @@ mod look;
 pub mod next;
 mod project;
 mod runner;
+pub mod told;
 pub mod users;
 
 use std::sync::Arc;
@@ -105,6 +108,8 @@ pub struct Reconciler {
     pub early_deletes: Arc<early_deletes::EarlyDeletes>,
     /// Klusters whose nodes were all going at the last full server listing.
     pub departing: Arc<departing::DepartingNodes>,
+    /// Look-alikes already said to be left alone.
+    pub told: Arc<told::Told>,
 }
 
 /// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
@@ -153,6 +158,7 @@ impl Reconciler {
             sealer: Arc::new(crate::pki::Sealer::new(&random_key())),
             early_deletes: Arc::default(),
             departing: Arc::default(),
+            told: Arc::default(),
         }
     }
 
@@ -188,6 +194,7 @@ impl Reconciler {
             sealer: &self.sealer,
             early_deletes: &self.early_deletes,
             departing: &self.departing,
+            told: &self.told,
         }
     }
 

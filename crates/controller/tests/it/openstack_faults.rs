@@ -15,6 +15,9 @@
 //! - a kluster deleted beside one whose name it prefixes (`debris.rs`) → its volumes, load
 //!   balancers, routes and servers gone from the real APIs, the other's and the project's
 //!   look-alikes all there;
+//! - a tenant's server tagged `kluster=<name>`, a load balancer `kube_service_kubernetes_…`
+//!   beside kluster `kubernetes`, an earlier same-named kluster's leftovers
+//!   (`lookalikes.rs`) → all left alone and said so, the kluster's own deleted;
 //! - a kluster's load balancers with the floating IP and security group made for its
 //!   service, a volume with a snapshot (`ccm_made.rs`) → all go, a tenant's own address
 //!   and group stay;
@@ -31,6 +34,7 @@ mod capacity;
 mod ccm_made;
 mod debris;
 mod invalid;
+mod lookalikes;
 mod project;
 mod ranges;
 mod rate_limit;
@@ -173,6 +177,17 @@ impl Fixture {
         .await
     }
 
+    /// Kluster `name`'s uid, as the controller answers it.
+    async fn uid(&self, name: &str) -> String {
+        let path = format!("/api/v1/clusters/{name}");
+        let (status, k) =
+            crate::common::call(self.app(), "GET", &path, Some(&self.tok), None).await;
+        assert_eq!(status, 200, "{k}");
+        let uid = k["metadata"]["uid"].as_str().unwrap_or_default();
+        assert!(!uid.is_empty(), "{name} has a uid: {k}");
+        uid.to_string()
+    }
+
     /// The kluster's events.
     async fn events(&self, name: &str) -> Vec<Value> {
         let path = format!("/api/v1/clusters/{name}/events");
@@ -181,8 +196,9 @@ impl Fixture {
     }
 
     /// Deletes kluster `name` and waits until the controller has removed it and Nova lists
-    /// none of its servers.
+    /// none of its servers (those with its uid).
     async fn delete(&self, name: &str) {
+        let uid = self.uid(name).await;
         let path = format!("/api/v1/clusters/{name}");
         let (status, v) =
             crate::common::call(self.app(), "DELETE", &path, Some(&self.tok), None).await;
@@ -193,7 +209,10 @@ impl Fixture {
             (status == 404).then_some(())
         })
         .await;
-        let url = format!("{}/servers/detail?tags=kluster={name}", self.direct.compute);
+        let url = format!(
+            "{}/servers/detail?tags=kluster_uid={uid}",
+            self.direct.compute
+        );
         until(Duration::from_secs(60), "no server of it", || async {
             let (status, v) = self.direct.get(url.clone()).await;
             (status == 200 && v["servers"].as_array().is_some_and(|a| a.is_empty())).then_some(())

@@ -278,10 +278,13 @@ async fn while_its_nodes_go_a_kluster_asks_only_for_their_ids_between_full_listi
 #[tokio::test]
 async fn a_server_the_store_does_not_know_makes_the_first_pass_list_in_full() {
     let (w, cloud, rec) = deleted_k("deorbit-unknown").await;
-    // A server of k whose create answered nothing (so its id was never recorded).
+    // A server of k whose create answered nothing (so its id was never recorded): it
+    // carries k's uid, as everything the controller boots does.
+    let stored = w.store.get(P, "k").await.unwrap().unwrap().kluster;
     let spec = ServerSpec {
         name: "k-a-stray".into(),
         kluster: "k".into(),
+        uid: stored.metadata.map(|m| m.uid).unwrap_or_default(),
         flavor: "m1.small".into(),
         image: controller::cloud::sim::IMAGES[0].into(),
         availability_zone: "az-a".into(),

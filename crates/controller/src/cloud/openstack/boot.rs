@@ -12,6 +12,7 @@ use super::auth::Scope;
 use super::catalog::Service;
 use super::compute::{KLUSTER_KEY, TAG};
 use super::http::Api;
+use crate::cloud::owner::UID_KEY;
 use crate::cloud::{CloudError, Server, ServerSpec, ServerStatus};
 
 /// Where a server goes beyond what [`ServerSpec`] says: it names no network or security
@@ -80,6 +81,7 @@ impl Api {
             id: created.server.id,
             name: spec.name.clone(),
             kluster: spec.kluster.clone(),
+            uid: Some(spec.uid.clone()).filter(|u| !u.is_empty()),
             status: ServerStatus::Build,
             node: None,
             age: Duration::ZERO,
@@ -123,8 +125,12 @@ pub fn create_body(
         "imageRef": image_id,
         "networks": [{ "uuid": network }],
         "security_groups": [{ "name": security_group }],
-        "metadata": { KLUSTER_KEY: spec.kluster },
-        "tags": [TAG, format!("{KLUSTER_KEY}={}", spec.kluster)],
+        "metadata": { KLUSTER_KEY: spec.kluster, UID_KEY: spec.uid },
+        "tags": [
+            TAG,
+            format!("{KLUSTER_KEY}={}", spec.kluster),
+            format!("{UID_KEY}={}", spec.uid),
+        ],
         "config_drive": true,
     });
     if !spec.availability_zone.is_empty() {

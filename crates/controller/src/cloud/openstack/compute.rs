@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 
 use super::catalog::Service;
 use super::http::{Api, Query};
+use crate::cloud::owner::UID_KEY;
 use crate::cloud::{CloudError, Quota, Server, ServerBrief, ServerStatus, Usage};
 
 /// Server metadata key naming the kluster a server belongs to.
@@ -18,7 +19,8 @@ pub const KLUSTER_KEY: &str = "kluster";
 /// The most of a fault's message kept (Nova's can carry a traceback for admins).
 const FAULT_CHARS: usize = 300;
 
-/// Tag every server the controller boots carries (beside `kluster=<name>`).
+/// Tag every server the controller boots carries (beside `kluster=<name>` and
+/// `kluster_uid=<uid>`).
 pub const TAG: &str = "kubernikus";
 
 #[derive(Deserialize)]
@@ -185,6 +187,14 @@ impl NovaServer {
             .filter(|k| !k.is_empty())
     }
 
+    /// The kluster uid its metadata carries, if it carries one.
+    pub(super) fn uid(&self) -> Option<&str> {
+        self.metadata
+            .get(UID_KEY)
+            .map(String::as_str)
+            .filter(|u| !u.is_empty())
+    }
+
     /// As a [`Server`] (no node: that comes from the kluster's Kubernetes API), if it
     /// belongs to a kluster.
     pub(super) fn to_server(&self, now: OffsetDateTime) -> Option<Server> {
@@ -199,6 +209,7 @@ impl NovaServer {
             id: self.id.clone(),
             name: self.name.clone(),
             kluster: self.kluster()?.to_string(),
+            uid: self.uid().map(str::to_string),
             status,
             node: None,
             age: age_of(&self.created, now),
@@ -293,12 +304,13 @@ impl Api {
         .await
     }
 
-    /// Kluster `kluster`'s servers by id and name: `GET /servers?tags=kluster=<name>`,
-    /// without details (Nova builds no view of their addresses and security groups).
+    /// The servers carrying kluster uid `uid`, by id and name: `GET
+    /// /servers?tags=kluster_uid=<uid>`, without details (Nova builds no view of their
+    /// addresses and security groups).
     pub(super) async fn kluster_servers_brief(
         &self,
         project: &str,
-        kluster: &str,
+        uid: &str,
     ) -> Result<Vec<ServerBrief>, CloudError> {
         #[derive(Deserialize)]
         struct Brief {
@@ -306,7 +318,7 @@ impl Api {
             #[serde(default)]
             name: String,
         }
-        let query = vec![("tags".to_string(), format!("{KLUSTER_KEY}={kluster}"))];
+        let query = vec![("tags".to_string(), format!("{UID_KEY}={uid}"))];
         let brief: Vec<Brief> = self
             .list(project, Service::Compute, "servers", query, "servers")
             .await?;

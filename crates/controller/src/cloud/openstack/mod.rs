@@ -33,8 +33,8 @@ use kluster::OpenstackMetadata;
 use time::OffsetDateTime;
 
 use super::{
-    BoxFuture, Cloud, CloudError, KlusterUser, PodRange, Quota, Resource, Server, ServerBrief,
-    ServerSpec,
+    BoxFuture, Cloud, CloudError, KlusterUser, Owner, PodRange, Quota, Resource, Server,
+    ServerBrief, ServerSpec,
 };
 use auth::Scope;
 use catalog::Service;
@@ -195,9 +195,9 @@ impl Cloud for OpenStackCloud {
     fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,
-        kluster: &'a str,
+        owner: Owner<'a>,
     ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
-        Box::pin(self.api.kluster_servers_brief(project, kluster))
+        Box::pin(self.api.kluster_servers_brief(project, owner.uid))
     }
 
     fn create_server<'a>(

@@ -17,6 +17,7 @@ use super::catalog::Service;
 use super::compute::{segment, KLUSTER_KEY};
 use super::http::{Api, Query};
 use super::network::{pairs, Route};
+use crate::cloud::owner::split_cluster_name;
 use crate::cloud::{CloudError, PodRange, Resource, ResourceKind};
 use kluster::net::Cidr;
 
@@ -79,6 +80,8 @@ pub fn volume_kluster(metadata: &HashMap<String, String>) -> Option<String> {
 pub struct NodeAddress<'a> {
     /// The server's kluster.
     pub kluster: &'a str,
+    /// That kluster's uid, when the server carries it.
+    pub uid: Option<&'a str>,
     /// The server's name.
     pub server: &'a str,
     /// The name of the network the address is on.
@@ -101,26 +104,28 @@ pub fn route_node<'a>(
         .iter()
         .filter(|n| n.addr == nexthop && (networks.is_empty() || networks.contains(&n.network)));
     let first = there.next()?;
-    there.all(|n| n.kluster == first.kluster).then_some(first)
+    let same = |n: &NodeAddress| n.kluster == first.kluster && n.uid == first.uid;
+    there.all(same).then_some(first)
 }
 
-/// The kluster whose pod range on `router` holds all of `destination`, if exactly one
-/// kluster's does. Its nodes may be gone already (deleted first): the range still says
+/// The pod range on `router` holding all of `destination`, if exactly one kluster's
+/// does. Its nodes may be gone already (deleted first): the range still says
 /// whose the route is. Two klusters' ranges holding it (admission prevents that): no one's.
 pub fn range_kluster<'a>(
     router: &str,
     destination: &str,
     ranges: &'a [PodRange],
-) -> Option<&'a str> {
+) -> Option<&'a PodRange> {
     let d = Cidr::parse(destination)?;
     let holds = |c: Cidr| c.contains(d.network()) && c.contains(d.last());
     let mut holders = ranges
         .iter()
         .filter(|r| !r.router.is_empty() && r.router == router)
-        .filter(|r| Cidr::parse(&r.cidr).is_some_and(holds))
-        .map(|r| r.kluster.as_str());
+        .filter(|r| Cidr::parse(&r.cidr).is_some_and(holds));
     let first = holders.next()?;
-    holders.all(|k| k == first).then_some(first)
+    holders
+        .all(|r| r.kluster == first.kluster && r.uid == first.uid)
+        .then_some(first)
 }
 
 /// The kluster of a load balancer: `kube_service_<kluster>_…` (kluster names have no
@@ -180,11 +185,12 @@ impl Api {
         Ok(volumes
             .into_iter()
             .filter_map(|v| {
-                let kluster = volume_kluster(&v.metadata)?;
+                let mark = split_cluster_name(&volume_kluster(&v.metadata)?);
                 let name = v.name.filter(|n| !n.is_empty()).unwrap_or(v.id.clone());
                 Some(Resource {
                     id: ResourceId::Volume(v.id).encode(),
-                    kluster,
+                    kluster: mark.name,
+                    uid: mark.uid,
                     kind: ResourceKind::Volume,
                     name,
                     deleting: v.status == "deleting",
@@ -211,10 +217,12 @@ impl Api {
         Ok(lbs
             .into_iter()
             .filter_map(|lb| {
-                let kluster = load_balancer_kluster(&lb.name, lb.description.as_deref())?;
+                let cluster = load_balancer_kluster(&lb.name, lb.description.as_deref())?;
+                let mark = split_cluster_name(&cluster);
                 Some(Resource {
                     id: ResourceId::LoadBalancer(lb.id).encode(),
-                    kluster,
+                    kluster: mark.name,
+                    uid: mark.uid,
                     kind: ResourceKind::LoadBalancer,
                     name: lb.name,
                     deleting: lb.provisioning_status == "PENDING_DELETE",
@@ -247,6 +255,7 @@ impl Api {
             for (network, addrs) in &s.addresses {
                 nodes.extend(addrs.iter().map(|a| NodeAddress {
                     kluster,
+                    uid: s.uid(),
                     server: s.name.as_str(),
                     network: network.as_str(),
                     addr: a.addr.as_str(),
@@ -274,10 +283,17 @@ impl Api {
                 .flat_map(|t| t.networks.iter().map(|n| n.name.as_str()))
                 .collect();
             for route in &r.routes {
-                let (kluster, name) = match range_kluster(&r.id, &route.destination, ranges) {
-                    Some(k) => (k, format!("route-{}", route.destination)),
+                let (kluster, uid, name) = match range_kluster(&r.id, &route.destination, ranges) {
+                    Some(k) => {
+                        let uid = Some(k.uid.as_str()).filter(|u| !u.is_empty());
+                        (
+                            k.kluster.as_str(),
+                            uid,
+                            format!("route-{}", route.destination),
+                        )
+                    }
                     None => match route_node(&route.nexthop, &networks, &nodes) {
-                        Some(node) => (node.kluster, format!("route-{}", node.server)),
+                        Some(node) => (node.kluster, node.uid, format!("route-{}", node.server)),
                         None => continue,
                     },
                 };
@@ -289,6 +305,7 @@ impl Api {
                     }
                     .encode(),
                     kluster: kluster.to_string(),
+                    uid: uid.map(str::to_string),
                     kind: ResourceKind::Route,
                     name,
                     deleting: false,

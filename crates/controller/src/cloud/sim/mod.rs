@@ -282,6 +282,7 @@ impl Cloud for SimCloud {
                     .map(|r| Resource {
                         id: r.id.clone(),
                         kluster: r.kluster.clone(),
+                        uid: Some(r.uid.clone()).filter(|u| !u.is_empty()),
                         kind: r.kind,
                         name: r.name.clone(),
                         deleting: r.deleted.is_some(),

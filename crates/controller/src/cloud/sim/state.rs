@@ -10,7 +10,7 @@ use super::catalog::{FLAVORS, IMAGES, ZONES};
 use super::faults::{Faults, Limits};
 use super::SimCloud;
 use crate::cloud::{
-    CloudError, NodeState, Quota, ResourceKind, Server, ServerSpec, ServerStatus, Usage,
+    CloudError, NodeState, Owner, Quota, ResourceKind, Server, ServerSpec, ServerStatus, Usage,
 };
 
 /// Nova's fault for a server no host could place: the simulator's servers in ERROR carry it.
@@ -21,6 +21,9 @@ pub(super) struct SimServer {
     pub(super) id: String,
     pub(super) name: String,
     pub(super) kluster: String,
+    /// The kluster's uid (empty in a simulation saved before uids marked servers).
+    #[serde(default)]
+    pub(super) uid: String,
     pub(super) vcpus: i64,
     pub(super) ram: i64,
     pub(super) created: Duration,
@@ -38,6 +41,9 @@ pub(super) struct SimServer {
 pub(super) struct SimResource {
     pub(super) id: String,
     pub(super) kluster: String,
+    /// The kluster's uid, as its server carried it.
+    #[serde(default)]
+    pub(super) uid: String,
     pub(super) kind: ResourceKind,
     pub(super) name: String,
     pub(super) deleted: Option<Duration>,
@@ -201,34 +207,49 @@ impl SimCloud {
             let s = &mut p.servers[i];
             if !s.routed {
                 s.routed = true;
-                new.push((
-                    s.kluster.clone(),
-                    ResourceKind::Route,
-                    format!("route-{}", s.name),
-                ));
+                let mark = (s.kluster.clone(), s.uid.clone());
+                new.push((mark, ResourceKind::Route, format!("route-{}", s.name)));
             }
-            if p.workloads.insert(s.kluster.clone()) {
-                let k = s.kluster.clone();
-                new.push((k.clone(), ResourceKind::Volume, format!("pvc-{k}-data")));
+            // Its workloads' cloud controller manager and CSI driver are handed the
+            // cluster name with the uid (`cloud::owner`).
+            let owner = Owner {
+                name: &s.kluster,
+                uid: &s.uid,
+            };
+            let cluster = owner.cluster_name();
+            if p.workloads.insert(cluster.clone()) {
+                let (k, mark) = (&s.kluster, (s.kluster.clone(), s.uid.clone()));
+                new.push((mark.clone(), ResourceKind::Volume, format!("pvc-{k}-data")));
                 new.push((
-                    k.clone(),
+                    mark,
                     ResourceKind::LoadBalancer,
-                    format!("kube_service_{k}_ingress"),
+                    format!("kube_service_{cluster}_ingress"),
                 ));
             }
         }
-        for (kluster, kind, name) in new {
+        for ((kluster, uid), kind, name) in new {
             p.resources.push(SimResource {
                 id: new_id("res"),
                 kluster,
+                uid,
                 kind,
                 name,
                 deleted: None,
             });
         }
         // A kluster without servers has no workloads left that could create anything.
-        let with_servers: HashSet<&str> = p.servers.iter().map(|s| s.kluster.as_str()).collect();
-        p.workloads.retain(|k| with_servers.contains(k.as_str()));
+        let with_servers: HashSet<String> = p
+            .servers
+            .iter()
+            .map(|s| {
+                let owner = Owner {
+                    name: &s.kluster,
+                    uid: &s.uid,
+                };
+                owner.cluster_name()
+            })
+            .collect();
+        p.workloads.retain(|k| with_servers.contains(k));
     }
 
     pub(super) fn usage(p: &ProjectState) -> Quota {
@@ -319,6 +340,7 @@ impl SimCloud {
             id,
             name: spec.name.clone(),
             kluster: spec.kluster.clone(),
+            uid: spec.uid.clone(),
             vcpus,
             ram,
             created: now,
@@ -363,6 +385,7 @@ impl SimCloud {
             id: s.id.clone(),
             name: s.name.clone(),
             kluster: s.kluster.clone(),
+            uid: Some(s.uid.clone()).filter(|u| !u.is_empty()),
             status,
             node,
             age: now.saturating_sub(s.created),

@@ -169,6 +169,7 @@ mod tests {
         Resource {
             id: id.into(),
             kluster: "k".into(),
+            uid: None,
             kind,
             name: id.into(),
             deleting,
@@ -180,6 +181,7 @@ mod tests {
             id: id.into(),
             name: id.into(),
             kluster: "k".into(),
+            uid: None,
             status,
             node: None,
             age: Duration::ZERO,

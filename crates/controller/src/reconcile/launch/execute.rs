@@ -3,7 +3,7 @@
 use kluster::{EventDetail, EventReason, Kluster};
 
 use super::{plan_with, prefix, retry};
-use crate::cloud::{CloudErrorKind, ServerSpec, ServerStatus};
+use crate::cloud::{CloudErrorKind, Owner, ServerSpec, ServerStatus};
 use crate::reconcile::context::{Ctx, KlusterView, Outcome, CALLS_AT_ONCE};
 use crate::reconcile::next::Next;
 use crate::store::ServerMark;
@@ -98,6 +98,7 @@ pub async fn reconcile(
     // The missing servers go out together, as a direct client would send them; results
     // are read back in order, so events keep the pools' order.
     let mut specs = Vec::new();
+    let owner = crate::reconcile::claim::owner_of(k);
     for (i, count) in creates {
         let pool = &k.spec.node_pools[i];
         for _ in 0..count {
@@ -106,12 +107,13 @@ pub async fn reconcile(
                 ServerSpec {
                     name: format!("{}{}", prefix(&name, &pool.name), suffix()),
                     kluster: name.clone(),
+                    uid: owner.uid.to_string(),
                     flavor: pool.flavor.clone(),
                     image: pool.image.clone(),
                     availability_zone: pool.availability_zone.clone(),
                     network_id: k.spec.openstack.network_id.clone(),
                     security_group: k.spec.openstack.security_group_name.clone(),
-                    user_data: user_data(&name, &pool.name),
+                    user_data: user_data(&owner, &pool.name),
                     user: user.clone(),
                 },
             ));
@@ -178,12 +180,14 @@ pub async fn reconcile(
     Ok(out)
 }
 
-/// The cloud-config a node boots with: it names its kluster and pool. A real join would
+/// The cloud-config a node boots with: it names its kluster, its uid, the cluster name its
+/// cloud controller manager and CSI driver are to use (`cloud::owner`), and its pool. A real join would
 /// also need the kluster's API server address and a bootstrap token (kubelet's
 /// `--bootstrap-kubeconfig`); no API server runs for a kluster here, so the node is only
 /// labelled, and its health stays unknown (see `NodeSource`).
-pub(super) fn user_data(kluster: &str, pool: &str) -> String {
-    // Names are DNS labels (validated on create): plain YAML scalars.
+pub(super) fn user_data(owner: &Owner, pool: &str) -> String {
+    // Names are DNS labels (validated on create), uids hex: plain YAML scalars.
+    let kluster = owner.name;
     [
         "#cloud-config".to_string(),
         format!("# Mission Control node of kluster {kluster}, pool {pool}"),
@@ -191,6 +195,8 @@ pub(super) fn user_data(kluster: &str, pool: &str) -> String {
         "- path: /etc/kubernikus/node.env".into(),
         "  content: |".into(),
         format!("    KLUSTER={kluster}"),
+        format!("    KLUSTER_UID={}", owner.uid),
+        format!("    CLUSTER_NAME={}", owner.cluster_name()),
         format!("    NODE_POOL={pool}"),
         String::new(),
     ]

@@ -13,6 +13,7 @@ fn server(name: &str, status: ServerStatus, node: Option<(bool, bool)>, age: u64
         id: format!("id-{name}"),
         name: name.into(),
         kluster: kluster.into(),
+        uid: None,
         status,
         node: node.map(|(ready, cordoned)| NodeState { ready, cordoned }),
         age: Duration::from_secs(age),
@@ -222,7 +223,13 @@ fn unknown_nodes_are_never_counted_healthy_and_booting_then_youngest_go_first() 
 
 #[test]
 fn user_data_is_cloud_config_naming_the_kluster_and_pool() {
-    let data = super::execute::user_data("k1", "small");
+    let owner = crate::cloud::Owner {
+        name: "k1",
+        uid: "0b6f6a52-1c3e-4d6a-9f00-1234567890ab",
+    };
+    let data = super::execute::user_data(&owner, "small");
     assert!(data.starts_with("#cloud-config\n"));
     assert!(data.contains("    KLUSTER=k1\n") && data.contains("    NODE_POOL=small\n"));
+    let cluster = "    CLUSTER_NAME=k1-0b6f6a52-1c3e-4d6a-9f00-1234567890ab\n";
+    assert!(data.contains(cluster), "{data}");
 }

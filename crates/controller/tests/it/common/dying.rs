@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use controller::cloud::sim::SimCloud;
 use controller::cloud::{
-    BoxFuture, Cloud, CloudError, PodRange, Quota, Resource, Server, ServerBrief, ServerSpec,
+    BoxFuture, Cloud, CloudError, Owner, PodRange, Quota, Resource, Server, ServerBrief, ServerSpec,
 };
 
 /// The simulated cloud, failing on purpose: its server creations stop answering after
@@ -97,10 +97,10 @@ impl Cloud for Dying {
     fn kluster_servers_brief<'a>(
         &'a self,
         p: &'a str,
-        kluster: &'a str,
+        owner: Owner<'a>,
     ) -> BoxFuture<'a, Result<Vec<ServerBrief>, CloudError>> {
         self.id_listings.fetch_add(1, Ordering::SeqCst);
-        self.inner.kluster_servers_brief(p, kluster)
+        self.inner.kluster_servers_brief(p, owner)
     }
     fn create_server<'a>(
         &'a self,

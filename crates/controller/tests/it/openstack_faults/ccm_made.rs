@@ -1,6 +1,6 @@
 //! Clean deletion: what the cloud controller manager made for a kluster's service beside
-//! the load balancer, and said so in its description ("… from cluster <kluster>", "…
-//! Service LoadBalancer in cluster <kluster>"), goes with the kluster: the floating IP
+//! the load balancer, and said so in its description ("… from cluster <cluster>", "…
+//! Service LoadBalancer in cluster <cluster>", the cluster name `<kluster>-<uid>`), goes with the kluster: the floating IP
 //! (left, it stays allocated and billed) and the security group. A tenant's own address
 //! and group stay. A volume with a snapshot goes with the snapshot (Cinder refuses it
 //! otherwise). Counted from the real Neutron, Octavia and Cinder. The test cloud's Octavia
@@ -24,11 +24,13 @@ async fn the_services_addresses_and_groups_and_a_volumes_snapshots_go_with_the_k
     let p = &f.project;
     let name = f.name("lba");
     f.create(&name, 0).await;
+    // The cluster name its cloud controller manager and CSI driver are handed.
+    let cluster = format!("{name}-{}", f.uid(&name).await);
 
     let (made_port, _) = p.port(&format!("{MARK}-lba-vip1")).await;
     let (own_port, _) = p.port(&format!("{MARK}-lba-vip2")).await;
     let service =
-        format!("Floating IP for Kubernetes external service default/web from cluster {name}");
+        format!("Floating IP for Kubernetes external service default/web from cluster {cluster}");
     let made_ip = floating_ip(p, &made_port, &service).await;
     let own_ip = floating_ip(
         p,
@@ -37,9 +39,9 @@ async fn the_services_addresses_and_groups_and_a_volumes_snapshots_go_with_the_k
     )
     .await;
     let lbs = [
-        p.load_balancer(&format!("kube_service_{name}_default_web"), "")
+        p.load_balancer(&format!("kube_service_{cluster}_default_web"), "")
             .await,
-        p.load_balancer(&format!("kube_service_{name}_default_own"), "")
+        p.load_balancer(&format!("kube_service_{cluster}_default_own"), "")
             .await,
     ];
     let group = |name: &str, description: &str| {
@@ -55,7 +57,7 @@ async fn the_services_addresses_and_groups_and_a_volumes_snapshots_go_with_the_k
     for (n, d) in [
         (
             "lba-sg",
-            format!("Security Group for default/web Service LoadBalancer in cluster {name}"),
+            format!("Security Group for default/web Service LoadBalancer in cluster {cluster}"),
         ),
         ("lba-own-sg", format!("{MARK} the tenant's group")),
     ] {
@@ -71,7 +73,7 @@ async fn the_services_addresses_and_groups_and_a_volumes_snapshots_go_with_the_k
     let volume = p
         .volume(
             &format!("{MARK}-lba-pv"),
-            json!({"cinder.csi.openstack.org/cluster": name}),
+            json!({"cinder.csi.openstack.org/cluster": cluster}),
         )
         .await;
     available(p, &format!("volumes/{volume}"), "volume").await;

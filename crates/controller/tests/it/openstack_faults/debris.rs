@@ -1,9 +1,11 @@
 //! Deleting a kluster takes what its workloads left, by the conventions of
-//! `cloud/openstack/resources.rs` (volume metadata `cinder.csi.openstack.org/cluster` or
-//! `kluster`, load balancers `kube_service_<kluster>_…` or "… from cluster <kluster>", routes
-//! into its pod range), and nothing else: not what a kluster whose name it prefixes owns,
-//! not the project's own look-alikes. Counted from the real Cinder, Octavia and Neutron.
-//! Its nodes go first, so its routes are told by their destination, not by a next hop.
+//! `cloud/openstack/resources.rs` with the cluster name `<kluster>-<uid>` (`cloud::owner`:
+//! volume metadata `cinder.csi.openstack.org/cluster` or `kluster`, load balancers
+//! `kube_service_<cluster>_…` or "… from cluster <cluster>", routes into its pod range), and
+//! nothing else: not what a kluster whose name it prefixes owns, not the project's own
+//! look-alikes, not what carries its bare name. Counted from the real Cinder, Octavia and
+//! Neutron. Its nodes go first, so its routes are told by their destination, not by a next
+//! hop.
 
 use std::time::Duration;
 
@@ -20,11 +22,11 @@ const RANGE_A: &str = "10.199.16.0/20";
 const RANGE_B: &str = "10.199.32.0/20";
 
 /// Something the test made: its kind, id and what it is, for messages.
-type Made = (Kind, String, String);
+pub(super) type Made = (Kind, String, String);
 
 /// Ids of the volumes and load balancers not being deleted, and the routes' destinations:
 /// what is there, from the real APIs.
-async fn present(p: &Project) -> Vec<String> {
+pub(super) async fn present(p: &Project) -> Vec<String> {
     let mut ids = Vec::new();
     for v in p.volumes().await {
         if v["status"] != "deleting" {
@@ -85,7 +87,7 @@ async fn check(f: &Fixture, made: &[Made], destinations: &[&str], there: bool, w
 }
 
 /// Waits until the volumes are available and the load balancers ACTIVE (deletable).
-async fn settled(p: &Project, made: &[Made]) {
+pub(super) async fn settled(p: &Project, made: &[Made]) {
     until(
         Duration::from_secs(120),
         "volumes available, LBs ACTIVE",
@@ -107,11 +109,12 @@ async fn settled(p: &Project, made: &[Made]) {
     .await;
 }
 
-/// The pod ranges of this test's klusters `a` and `b` on the project's router.
-fn ranges(f: &Fixture, a: &str, b: &str) -> Vec<PodRange> {
+/// The pod ranges of this test's klusters `a` and `b` (name, uid) on the project's router.
+fn ranges(f: &Fixture, a: (&str, &str), b: (&str, &str)) -> Vec<PodRange> {
     [(a, RANGE_A), (b, RANGE_B)]
-        .map(|(kluster, cidr)| PodRange {
+        .map(|((kluster, uid), cidr)| PodRange {
             kluster: kluster.to_string(),
+            uid: uid.to_string(),
             router: f.project.router_id.clone(),
             cidr: cidr.to_string(),
         })
@@ -131,7 +134,7 @@ async fn controller_sees(
     let listed = listed.expect("the controller lists the project's resources");
     let mut got: Vec<&str> = listed
         .iter()
-        .filter(|r| r.kluster == k)
+        .filter(|r| r.kluster == k && r.uid.is_some())
         .map(|r| r.id.as_str())
         .collect();
     got.sort();
@@ -162,12 +165,12 @@ async fn controller_sees(
     }
 }
 
-async fn volume(p: &Project, name: String, metadata: Value) -> Made {
+pub(super) async fn volume(p: &Project, name: String, metadata: Value) -> Made {
     let id = p.volume(&name, metadata.clone()).await;
     (Kind::Volume, id, format!("volume {name} {metadata}"))
 }
 
-async fn load_balancer(p: &Project, name: String, description: String) -> Made {
+pub(super) async fn load_balancer(p: &Project, name: String, description: String) -> Made {
     let id = p.load_balancer(&name, &description).await;
     (
         Kind::LoadBalancer,
@@ -195,32 +198,38 @@ async fn deleting_a_kluster_takes_its_debris_and_nothing_that_looks_like_it() {
     let (ip_a, ip_b) = (address(&sa[0]), address(&sb[0]));
     let (ip_a, ip_b) = (ip_a.expect("an address"), ip_b.expect("an address"));
     f.lap(&format!("{a} and {b} ACTIVE"));
+    let (uid_a, uid_b) = (f.uid(&a).await, f.uid(&b).await);
+    let (ca, cb) = (format!("{a}-{uid_a}"), format!("{b}-{uid_b}"));
 
-    // What the klusters' CSI driver and cloud controller manager would have made.
+    // What the klusters' CSI driver and cloud controller manager would have made, handed
+    // the cluster names.
     let csi = "cinder.csi.openstack.org/cluster";
     let of_a = vec![
-        volume(p, format!("{MARK}-pvc-a"), json!({ csi: a })).await,
-        volume(p, format!("{MARK}-own-a"), json!({ "kluster": a })).await,
-        load_balancer(p, format!("kube_service_{a}_{MARK}_web"), String::new()).await,
+        volume(p, format!("{MARK}-pvc-a"), json!({ csi: ca })).await,
+        volume(p, format!("{MARK}-own-a"), json!({ "kluster": ca })).await,
+        load_balancer(p, format!("kube_service_{ca}_{MARK}_web"), String::new()).await,
         load_balancer(
             p,
             format!("{MARK}-ingress-a"),
-            format!("Kubernetes external service {MARK}/ingress from cluster {a}"),
+            format!("Kubernetes external service {MARK}/ingress from cluster {ca}"),
         )
         .await,
     ];
     let of_b = vec![
-        volume(p, format!("{MARK}-pvc-b"), json!({ csi: b })).await,
-        load_balancer(p, format!("kube_service_{b}_{MARK}_web"), String::new()).await,
+        volume(p, format!("{MARK}-pvc-b"), json!({ csi: cb })).await,
+        load_balancer(p, format!("kube_service_{cb}_{MARK}_web"), String::new()).await,
     ];
-    // The project's own, named like kluster a's things but not made by it.
+    // The project's own, named like kluster a's things but not made by it: a's bare
+    // name is no mark of a's.
     let (port, appliance) = p.port(&format!("{MARK}-{a}-appliance")).await;
     let old = format!("{a}-old");
     let theirs = vec![
         volume(p, format!("{MARK}-{a}-data"), json!({ "owner": a })).await,
         volume(p, format!("{MARK}-{a}-old"), json!({ "kluster": old })).await,
+        volume(p, format!("{MARK}-{a}-bare"), json!({ csi: a })).await,
         load_balancer(p, format!("{MARK}-{a}"), format!("load balancer of {a}")).await,
         load_balancer(p, format!("kube_service_{old}_{MARK}_web"), String::new()).await,
+        load_balancer(p, format!("kube_service_{a}_{MARK}_bare"), String::new()).await,
     ];
     // Routes: into a's pod range via its server and into b's via b's (as their cloud
     // controller managers make them); into a's range via an address no node has (one its
@@ -251,7 +260,7 @@ async fn deleting_a_kluster_takes_its_debris_and_nothing_that_looks_like_it() {
     .await;
     // The controller's provider tells them apart the same way.
     let route = |d: &str, via: &str| format!("route:{},{d},{via}", p.router_id);
-    let ranges = ranges(&f, &a, &b);
+    let ranges = ranges(&f, (&a, &uid_a), (&b, &uid_b));
     let of_a_routes = [
         route("10.199.17.0/24", &ip_a),
         route("10.199.18.0/24", &appliance),

@@ -115,6 +115,28 @@ impl Project {
         v["volume"]["id"].as_str().expect("a volume id").to_string()
     }
 
+    /// A server of the tenant's own named `name`, tagged and marked `kluster=<kluster>` as
+    /// a kluster's would be but with no uid (the seeded flavor and image, the project's
+    /// network); its id.
+    pub async fn tenant_server(&self, name: &str, kluster: &str) -> String {
+        let flavor = env("FLAVOR").unwrap_or("m1.small".into());
+        let url = format!("{}/flavors", self.compute);
+        let flavors = self.list(url, &self.user, "flavors").await;
+        let flavor = flavors
+            .iter()
+            .find(|f| f["name"] == flavor.as_str())
+            .and_then(|f| f["id"].as_str())
+            .expect("the seeded flavor");
+        let image = env("IMAGE_ID").expect("MC_TEST_OS_IMAGE_ID");
+        let body = json!({"server": {"name": name, "flavorRef": flavor, "imageRef": image,
+            "networks": [{"uuid": self.network_id}], "metadata": {"kluster": kluster},
+            "tags": [format!("kluster={kluster}")]}});
+        let url = format!("{}/servers", self.compute);
+        let (status, v) = self.call(Method::POST, url, &self.user, Some(body)).await;
+        assert_eq!(status, 202, "{v}");
+        v["server"]["id"].as_str().expect("a server id").to_string()
+    }
+
     /// The project's volumes.
     pub async fn volumes(&self) -> Vec<Value> {
         let url = format!("{}/volumes/detail", self.volume);

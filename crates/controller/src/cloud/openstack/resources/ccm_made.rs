@@ -14,6 +14,7 @@ use serde::Deserialize;
 use crate::cloud::openstack::catalog::Service;
 use crate::cloud::openstack::http::Api;
 use crate::cloud::openstack::network::pairs;
+use crate::cloud::owner::split_cluster_name;
 use crate::cloud::{CloudError, Resource, ResourceKind};
 
 use super::ResourceId;
@@ -47,7 +48,7 @@ struct SecurityGroup {
     description: String,
 }
 
-/// The kluster named at the end of `description` when it has the cloud controller
+/// The cluster name at the end of `description` when it has the cloud controller
 /// manager's form `(start, before)` (kluster names have no spaces).
 fn named<'a>(description: &'a str, (start, before): (&str, &str)) -> Option<&'a str> {
     let rest = description.strip_prefix(start)?;
@@ -55,12 +56,12 @@ fn named<'a>(description: &'a str, (start, before): (&str, &str)) -> Option<&'a 
     (!kluster.is_empty() && !kluster.contains(char::is_whitespace)).then_some(kluster)
 }
 
-/// The kluster a floating IP was made for, from its description.
+/// The cluster name of the kluster a floating IP was made for, from its description.
 pub fn address_kluster(description: &str) -> Option<&str> {
     named(description, ADDRESS)
 }
 
-/// The kluster a security group was made for, from its description.
+/// The cluster name of the kluster a security group was made for, from its description.
 pub fn group_kluster(description: &str) -> Option<&str> {
     named(description, GROUP)
 }
@@ -72,8 +73,10 @@ impl Api {
         project: &str,
     ) -> Result<Vec<Resource>, CloudError> {
         self.made_for_klusters(project, "floatingips", "floatingips", |ip: FloatingIp| {
+            let mark = split_cluster_name(address_kluster(&ip.description)?);
             Some(Resource {
-                kluster: address_kluster(&ip.description)?.to_string(),
+                kluster: mark.name,
+                uid: mark.uid,
                 id: ResourceId::FloatingIp(ip.id).encode(),
                 kind: ResourceKind::FloatingIp,
                 name: ip.floating_ip_address,
@@ -90,8 +93,10 @@ impl Api {
     ) -> Result<Vec<Resource>, CloudError> {
         let path = "security-groups";
         self.made_for_klusters(project, path, "security_groups", |g: SecurityGroup| {
+            let mark = split_cluster_name(group_kluster(&g.description)?);
             Some(Resource {
-                kluster: group_kluster(&g.description)?.to_string(),
+                kluster: mark.name,
+                uid: mark.uid,
                 id: ResourceId::SecurityGroup(g.id).encode(),
                 kind: ResourceKind::SecurityGroup,
                 name: g.name,

@@ -49,6 +49,7 @@ fn look_alike_names_are_not_the_klusters() {
 fn node<'a>(kluster: &'a str, network: &'a str, addr: &'a str) -> NodeAddress<'a> {
     NodeAddress {
         kluster,
+        uid: None,
         server: "kks-server",
         network,
         addr,
@@ -95,6 +96,7 @@ fn a_route_is_a_klusters_only_via_its_server_on_the_routers_networks() {
 fn a_route_into_a_klusters_pod_range_on_its_router_is_the_klusters() {
     let range = |kluster: &str, router: &str, cidr: &str| PodRange {
         kluster: kluster.into(),
+        uid: format!("uid-{kluster}"),
         router: router.into(),
         cidr: cidr.into(),
     };
@@ -103,8 +105,10 @@ fn a_route_into_a_klusters_pod_range_on_its_router_is_the_klusters() {
         range("k0", "r1", "100.101.0.0/16"),
         range("unrouted", "", "10.0.0.0/8"),
     ];
-    assert_eq!(range_kluster("r1", "100.100.3.0/24", &ranges), Some("k"));
-    assert_eq!(range_kluster("r1", "100.101.0.0/24", &ranges), Some("k0"));
+    let of =
+        |d: &str| range_kluster("r1", d, &ranges).map(|r| (r.kluster.as_str(), r.uid.as_str()));
+    assert_eq!(of("100.100.3.0/24"), Some(("k", "uid-k")));
+    assert_eq!(of("100.101.0.0/24"), Some(("k0", "uid-k0")));
     // Wider than the range, on another router, outside every range, or not a range.
     assert_eq!(range_kluster("r1", "100.0.0.0/8", &ranges), None);
     assert_eq!(range_kluster("r2", "100.100.3.0/24", &ranges), None);

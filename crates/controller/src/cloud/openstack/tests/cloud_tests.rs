@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::stand::{Stand, PASSWORD};
-use super::{cloud, config, spec};
+use super::{cloud, config, spec, UID};
 use crate::cloud::openstack::{OpenStackCloud, Placement};
 use crate::cloud::{Cloud, CloudErrorKind, ResourceKind, ServerSpec, ServerStatus};
 
@@ -190,15 +190,20 @@ async fn create_sends_ids_network_group_metadata_tags_and_the_microversion() {
     let expected = json!({ "server": {
         "name": "kks-k1-a-abcde", "flavorRef": "f2", "imageRef": "i2",
         "networks": [{ "uuid": "net1" }], "security_groups": [{ "name": "default" }],
-        "metadata": { "kluster": "k1" }, "tags": ["kubernikus", "kluster=k1"],
+        "metadata": { "kluster": "k1", "kluster_uid": UID },
+        "tags": ["kubernikus", "kluster=k1", format!("kluster_uid={UID}")],
         "availability_zone": "az-a", "config_drive": true,
     }});
     assert_eq!(
         body, expected,
         "the newest image of that name, the only network"
     );
-    // The new server is listed as the kluster's, and the admin password went nowhere.
-    assert!(c.servers("p1").await.unwrap().iter().any(|x| x.id == s.id));
+    // The new server is listed as the kluster's, with its uid, and the admin password
+    // went nowhere.
+    let listed = c.servers("p1").await.unwrap();
+    assert!(listed
+        .iter()
+        .any(|x| x.id == s.id && x.uid.as_deref() == Some(UID)));
     assert!(!format!("{s:?}").contains("AdminPassSecret1"));
 }
 

@@ -33,10 +33,14 @@ fn cloud(stand: &Stand) -> OpenStackCloud {
     OpenStackCloud::new(config(stand)).unwrap()
 }
 
+/// The uid of kluster k1 in these tests.
+const UID: &str = "0b6f6a52-1c3e-4d6a-9f00-1234567890ab";
+
 fn spec(name: &str) -> ServerSpec {
     ServerSpec {
         name: name.into(),
         kluster: "k1".into(),
+        uid: UID.into(),
         flavor: "m1.large".into(),
         image: "flatcar-stable-amd64".into(),
         availability_zone: "az-a".into(),

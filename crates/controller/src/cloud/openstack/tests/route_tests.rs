@@ -9,6 +9,7 @@ use crate::cloud::{Cloud, PodRange};
 fn range(kluster: &str, cidr: &str) -> PodRange {
     PodRange {
         kluster: kluster.into(),
+        uid: String::new(),
         router: "r1".into(),
         cidr: cidr.into(),
     }

@@ -72,8 +72,12 @@ pub fn answer_error(status: u16, body: &[u8]) -> CloudError {
 
 /// The message of an OpenStack error body: Nova's and Cinder's `{"kind": {"message"}}`,
 /// Neutron's `{"NeutronError": {"message"}}`, Keystone's `{"error": {"message"}}`,
-/// Octavia's `{"faultstring"}`, or the first 300 characters of a plain text body.
+/// Octavia's `{"faultstring"}`, an HTML page's title (a proxy's or load balancer's error
+/// page), or the first 300 characters of a plain text body.
 fn words_of(body: &[u8]) -> String {
+    if let Some(title) = html_title(body) {
+        return title;
+    }
     if let Ok(v) = serde_json::from_slice::<Value>(body) {
         let direct = ["faultstring", "message", "description", "title"]
             .iter()
@@ -90,6 +94,26 @@ fn words_of(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let plain: Vec<&str> = text.split_whitespace().collect();
     plain.join(" ").chars().take(300).collect()
+}
+
+/// The title of an HTML page (`None`: `body` is no HTML page, or has no title), at most
+/// 120 characters, whitespace folded.
+pub fn html_title(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body.get(..body.len().min(64 * 1024))?);
+    let head = text.trim_start().get(..15)?.to_ascii_lowercase();
+    if !(head.starts_with("<!doctype html")
+        || head.starts_with("<html")
+        || head.starts_with("<head"))
+    {
+        return None;
+    }
+    let lower = text.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = start + lower.get(start..)?.find('>')? + 1;
+    let close = open_end + lower.get(open_end..)?.find("</title")?;
+    let title: Vec<&str> = text.get(open_end..close)?.split_whitespace().collect();
+    let title: String = title.join(" ").chars().take(120).collect();
+    (!title.is_empty()).then_some(title)
 }
 
 /// `e`'s message with `prefix` in front, same kind.

@@ -59,12 +59,21 @@ impl Reply {
     }
 
     /// The body as `T`.
+    /// An HTML page (a portal, a proxy's page) is named by its title; a truncated or
+    /// otherwise broken body by what is wrong with it and its length.
     pub fn json<T: DeserializeOwned>(&self, service: Service) -> Result<T, CloudError> {
         serde_json::from_slice(&self.body).map_err(|e| {
-            CloudError::new(format!(
-                "{} sent a response this provider cannot read: {e}",
-                service.label()
-            ))
+            let label = service.label();
+            let status = self.status;
+            match super::failure::html_title(&self.body) {
+                Some(title) => CloudError::new(format!(
+                    "{label} answered an HTML page (\"{title}\", HTTP {status}), not JSON: is its catalog endpoint right?"
+                )),
+                None => CloudError::new(format!(
+                    "{label} sent a response this provider cannot read ({} bytes, HTTP {status}): {e}",
+                    self.body.len()
+                )),
+            }
         })
     }
 }
@@ -340,19 +349,25 @@ impl Api {
         let mut query = query;
         for _ in 0..MAX_PAGES {
             let mut page: Value = self.get(project, service, path, &query).await?;
+            // A page without the list is no empty list: taken for one, a server listing
+            // would show every node gone.
             let items = page.get_mut(key).map(Value::take).unwrap_or(Value::Null);
-            if !items.is_null() {
-                let items: Vec<T> = serde_json::from_value(items).map_err(|e| {
-                    CloudError::new(format!(
-                        "{} sent {key} this provider cannot read: {e}",
-                        service.label()
-                    ))
-                })?;
-                let empty = items.is_empty();
-                out.extend(items);
-                if empty {
-                    return Ok(out);
-                }
+            if items.is_null() {
+                return Err(CloudError::new(format!(
+                    "{} answered a listing without {key}",
+                    service.label()
+                )));
+            }
+            let items: Vec<T> = serde_json::from_value(items).map_err(|e| {
+                CloudError::new(format!(
+                    "{} sent {key} this provider cannot read: {e}",
+                    service.label()
+                ))
+            })?;
+            let empty = items.is_empty();
+            out.extend(items);
+            if empty {
+                return Ok(out);
             }
             match next_query(&page, key) {
                 Some(next) if next != query => query = next,

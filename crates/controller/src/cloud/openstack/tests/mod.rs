@@ -233,6 +233,7 @@ async fn an_unreachable_keystone_is_a_clear_error() {
     assert!(!e.message.contains(PASSWORD));
 }
 
+mod bad_answer_tests;
 mod cloud_tests;
 mod retry_tests;
 mod route_tests;

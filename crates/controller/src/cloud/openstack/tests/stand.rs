@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::body::Bytes;
 use axum::extract::State as Axum;
-use axum::http::{HeaderMap, Method, Uri};
-use axum::response::Response;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
 pub use super::stand_state::{nova_error, reply, rfc3339, server, Seen, State};
@@ -69,6 +69,7 @@ impl Stand {
             quota_exceeded: false,
             two_networks: false,
             fail: Vec::new(),
+            raw: Vec::new(),
             services: vec!["compute", "network", "image", "volumev3", "load-balancer"],
             dead: Vec::new(),
             hang_project: None,
@@ -187,6 +188,11 @@ async fn handle(
     if !s.valid.contains(&token) {
         let message = "The request you have made requires authentication.";
         return reply(401, json!({ "error": { "code": 401, "message": message } }));
+    }
+    if let Some(i) = s.raw.iter().position(|r| path.contains(r.0.as_str())) {
+        let (_, status, kind, body) = s.raw.remove(i);
+        let status = StatusCode::from_u16(status).unwrap();
+        return (status, [("content-type", kind)], body).into_response();
     }
     if let Some(i) = s
         .fail

@@ -46,6 +46,9 @@ pub struct State {
     pub two_networks: bool,
     /// Failures to answer, first match wins: (path fragment, status, body).
     pub fail: Vec<(String, u16, Value)>,
+    /// Answers sent as they are, each once, first match wins: (path fragment, status,
+    /// content type, body) — HTML pages, truncated JSON.
+    pub raw: Vec<(String, u16, &'static str, String)>,
     /// The services the catalog lists.
     pub services: Vec<&'static str>,
     /// Services the catalog lists at a port nobody listens on.

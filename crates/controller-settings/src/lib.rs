@@ -118,6 +118,12 @@ pub struct ControllerSettings {
     /// 30 at the default phase.
     #[arg(long, env = "MC_CONTROLLER_RESYNC_SECONDS")]
     pub controller_resync_seconds: Option<f64>,
+    /// Seconds a project may go without a full server listing on a real OpenStack: in
+    /// between, a look asks Nova only whether any of its servers changed (one brief
+    /// request, no Neutron behind it) and reuses the last listing. 0: list in full at every
+    /// look (for a Nova whose `changes-since` cannot be trusted). Default: 300.
+    #[arg(long, env = "MC_CONTROLLER_FULL_LISTING_SECONDS")]
+    pub controller_full_listing_seconds: Option<f64>,
     /// Days events are kept after their last occurrence (then pruned). Default: 7.
     #[arg(long, env = "MC_CONTROLLER_EVENT_RETENTION_DAYS")]
     pub controller_event_retention_days: Option<u64>,
@@ -256,6 +262,7 @@ impl ControllerSettings {
                 controller_create_retry_seconds,
                 controller_create_retry_cap_seconds,
                 controller_resync_seconds,
+                controller_full_listing_seconds,
                 controller_event_retention_days,
                 controller_reconcile_concurrency,
                 controller_project_budget_seconds,

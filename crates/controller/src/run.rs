@@ -50,6 +50,9 @@ pub struct Tuning {
     pub reconcile_every: Duration,
     /// Time between full resyncs (a look at every kluster, changed or not).
     pub resync_every: Duration,
+    /// The longest a project goes without a full server listing (zero: every look lists
+    /// in full; `reconcile::listings`).
+    pub full_listing_every: Duration,
     /// Longest wait for one cloud call.
     pub call_timeout: Duration,
     /// Projects reconciled at once.
@@ -85,6 +88,7 @@ impl Tuning {
             sim: crate::cloud::sim::SimConfig::scaled(phase),
             reconcile_every,
             resync_every,
+            full_listing_every: crate::reconcile::listings::FULL_AT_LEAST,
             call_timeout,
             reconcile_concurrency: crate::reconcile::DEFAULT_CONCURRENCY,
             project_budget: crate::reconcile::default_budget(call_timeout),
@@ -292,6 +296,8 @@ pub async fn start(
         early_deletes: Arc::default(),
         departing: Arc::default(),
         told: Arc::default(),
+        listings: Arc::default(),
+        full_listing_every: config.tuning.full_listing_every,
     };
     let reconciling =
         tokio::spawn(reconciler.run(config.tuning.reconcile_every, shutdown.signal()));

@@ -218,6 +218,12 @@ fn tuning(s: &ControllerSettings) -> Result<Tuning, SettingError> {
             .unwrap_or(defaults::CREATE_RETRY_CAP_SECONDS.max(t.timing.create_retry.as_secs_f64())),
         t.timing.create_retry,
     )?;
+    if let Some(f) = s.controller_full_listing_seconds {
+        t.full_listing_every = match f {
+            0.0 => Duration::ZERO,
+            f => seconds("controller_full_listing_seconds", f, Duration::from_secs(1))?,
+        };
+    }
     if let Some(r) = s.controller_resync_seconds {
         t.resync_every = seconds("controller_resync_seconds", r, t.reconcile_every)?;
     }

@@ -247,6 +247,9 @@ pub async fn sign_in(
     token.secret.expose().to_string()
 }
 
+/// The kluster uid the direct arm's servers carry (a uid's length, as the controller's).
+const UID: &str = "00000000-0000-4000-8000-000000000000";
+
 /// Nova's `POST /servers` body for server `server` of kluster `kluster`, as the controller's
 /// boot sends it (`create_body` in `cloud/openstack/boot.rs`): ids, network, security group,
 /// metadata, tags, config drive, zone and user data.
@@ -260,7 +263,8 @@ pub fn create_body(
     let user_data = format!("#cloud-config\n# Mission Control node of kluster {kluster}\n");
     json!({"server": {"name": server, "flavorRef": flavor_id, "imageRef": image_id,
         "networks": [{"uuid": network}], "security_groups": [{"name": "default"}],
-        "metadata": {"kluster": kluster}, "tags": ["kubernikus", format!("kluster={kluster}")],
+        "metadata": {"kluster": kluster, "kluster_uid": UID},
+        "tags": ["kubernikus", format!("kluster={kluster}"), format!("kluster_uid={UID}")],
         "config_drive": true, "availability_zone": "nova",
         "user_data": base64::engine::general_purpose::STANDARD.encode(user_data)}})
 }

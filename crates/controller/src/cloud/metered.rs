@@ -110,6 +110,19 @@ impl Cloud for MeteredCloud {
         )
     }
 
+    fn changed_since<'a>(
+        &'a self,
+        project: &'a str,
+        since: time::OffsetDateTime,
+    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+        timed(
+            &self.metrics,
+            "list_changes",
+            project,
+            self.inner.changed_since(project, since),
+        )
+    }
+
     fn server<'a>(
         &'a self,
         project: &'a str,

@@ -310,6 +310,19 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         })
     }
 
+    /// Whether any server of the project changed (was made, changed status, was deleted)
+    /// since `since`: Nova's brief `GET /servers?changes-since=…`, which lists deleted
+    /// servers too and asks Neutron nothing. `None` (the default): the cloud cannot tell,
+    /// so every look lists in full.
+    fn changed_since<'a>(
+        &'a self,
+        project: &'a str,
+        since: time::OffsetDateTime,
+    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+        let _ = (project, since);
+        Box::pin(async { Ok(None) })
+    }
+
     /// Boots a server; fails with the cloud's words (e.g. quota exceeded).
     fn create_server<'a>(
         &'a self,

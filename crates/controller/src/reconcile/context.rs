@@ -93,6 +93,10 @@ pub struct Ctx<'a> {
     pub(super) departing: &'a super::departing::DepartingNodes,
     /// Look-alikes already said to be left alone.
     pub(super) told: &'a super::told::Told,
+    /// Each project's last full server listing.
+    pub(super) listings: &'a super::listings::Listings,
+    /// The longest a project goes without a full server listing (zero: every look).
+    pub(super) full_listing_every: Duration,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).

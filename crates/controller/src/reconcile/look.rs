@@ -3,6 +3,8 @@
 //! klusters, the resources their workloads left — only when one of them can act on them.
 
 use kluster::{Kluster, KlusterPhase};
+use time::OffsetDateTime;
+use tokio::time::Instant;
 
 use super::context::{Ctx, Seen};
 use super::{claim, launch};
@@ -199,25 +201,32 @@ impl Ctx<'_> {
     /// ids are not recorded yet) is confirmed by listing again before anything acts on it.
     /// Each is claimed for the kluster that owns it ([`claim`]).
     pub(super) async fn servers(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
+        if let Some(mut list) = self.unchanged(group).await {
+            let strangers = claim::servers(group, &mut list);
+            self.tell_or_log(group, &strangers).await;
+            return Some(list);
+        }
         let project = self.project;
         let klusters: Vec<&Kluster> = group.iter().map(|o| &o.stored.kluster).collect();
         let mut attempt = 0;
         loop {
             attempt += 1;
+            let (at, wall) = (Instant::now(), OffsetDateTime::now_utc());
             let listed = match self.call(self.cloud().servers(project)).await {
                 Ok(list) => self.complete(group, list).await,
                 Err(e) => Err(e),
             };
             let listed = match listed {
-                Ok(mut list) => {
+                Ok(raw) => {
+                    let mut list = raw.clone();
                     let strangers = claim::servers(group, &mut list);
                     self.tell_or_log(group, &strangers).await;
-                    Ok(list)
+                    Ok((raw, list))
                 }
                 Err(e) => Err(e),
             };
             match listed {
-                Ok(list) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
+                Ok((_, list)) if attempt == 1 && launch::needs_confirmation(&klusters, &list) => {
                     tracing::warn!(
                         controller = "launch",
                         project,
@@ -225,11 +234,41 @@ impl Ctx<'_> {
                         "the server listing lacks servers recorded before; listing again before acting"
                     );
                 }
-                Ok(list) => return Some(list),
+                Ok((raw, list)) => {
+                    self.listings.seen(project, at, wall, &raw);
+                    return Some(list);
+                }
                 Err(e) => {
+                    self.listings.forget(project);
                     tracing::warn!(controller = "launch", project, error = %e, "cloud server listing failed");
                     return None;
                 }
+            }
+        }
+    }
+
+    /// The project's last full listing (`super::listings`), unclaimed, when it is recent,
+    /// holds every server the store recorded for `group`, and the cloud says no server of
+    /// the project changed since: one brief request instead of a detailed listing.
+    async fn unchanged(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
+        let project = self.project;
+        if self.full_listing_every.is_zero() {
+            return None;
+        }
+        let (since, list) = self.listings.recent(project, self.full_listing_every)?;
+        let recorded = group.iter().flat_map(|o| o.servers.iter());
+        if !recorded
+            .into_iter()
+            .all(|id| list.iter().any(|s| &s.id == id))
+        {
+            return None;
+        }
+        match self.call(self.cloud().changed_since(project, since)).await {
+            Ok(Some(false)) => Some(list),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::debug!(controller = "launch", project, error = %e, "asking for changes failed; listing in full");
+                None
             }
         }
     }

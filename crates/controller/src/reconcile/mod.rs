@@ -31,7 +31,8 @@
 //! - [`project`]: one project's pass, [`context`] what a reconciler acts with (`Ctx`).
 //! - [`look`]: what a pass asks the cloud; [`delete_first`]: the first pass after a delete,
 //!   which sends the node deletes before it lists anything; [`claim`]: which kluster owns
-//!   what was listed (by uid, never by a bare name).
+//!   what was listed (by uid, never by a bare name); [`listings`]: each project's last
+//!   full server listing, so that an idle project's look only asks what changed.
 //! - [`early_deletes`]: node deletes sent by the runner as soon as a kluster is deleted, when
 //!   a pass of its project is already under way; the next pass reports their answers.
 //! - [`departing`]: klusters whose nodes are all being deleted, so that looks ask the cloud
@@ -48,6 +49,7 @@ pub mod flight;
 pub mod ground;
 pub mod launch;
 pub mod lease;
+pub mod listings;
 mod look;
 pub mod next;
 mod project;
@@ -110,6 +112,10 @@ pub struct Reconciler {
     pub departing: Arc<departing::DepartingNodes>,
     /// Look-alikes already said to be left alone.
     pub told: Arc<told::Told>,
+    /// Each project's last full server listing, for looks that only ask what changed.
+    pub listings: Arc<listings::Listings>,
+    /// The longest a project goes without a full server listing (zero: every look).
+    pub full_listing_every: Duration,
 }
 
 /// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
@@ -159,6 +165,8 @@ impl Reconciler {
             early_deletes: Arc::default(),
             departing: Arc::default(),
             told: Arc::default(),
+            listings: Arc::default(),
+            full_listing_every: listings::FULL_AT_LEAST,
         }
     }
 
@@ -195,6 +203,8 @@ impl Reconciler {
             early_deletes: &self.early_deletes,
             departing: &self.departing,
             told: &self.told,
+            listings: &self.listings,
+            full_listing_every: self.full_listing_every,
         }
     }
 

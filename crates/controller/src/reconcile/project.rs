@@ -89,6 +89,9 @@ impl Ctx<'_> {
             .last_change_requests(self.project)
             .await
             .unwrap_or_default();
+        // Servers made, deleted or started in this pass: the next look lists in full (a
+        // server just made may not show as changed yet).
+        let mut acted = !sent.is_empty();
         for (i, o) in group.iter().enumerate() {
             if self.lease.is_some_and(|l| !l.valid()) {
                 tracing::warn!(
@@ -124,6 +127,10 @@ impl Ctx<'_> {
             let sent = sent.get(name).map_or(&[][..], Vec::as_slice);
             match self.kluster(o, &seen, sent).instrument(span).await {
                 Ok((out, changed)) => {
+                    acted |= !(out.started.is_empty()
+                        && out.grounded.is_empty()
+                        && out.dropped.is_empty()
+                        && out.launched.is_empty());
                     report.created += out.created;
                     report.deleted += out.deleted;
                     report.refused += out.refused;
@@ -142,6 +149,9 @@ impl Ctx<'_> {
                     );
                 }
             }
+        }
+        if acted || report.created + report.deleted > 0 {
+            self.listings.forget(self.project);
         }
         ProjectPass { report, next }
     }

@@ -63,6 +63,20 @@ fn the_resync_is_set_in_seconds_and_never_below_the_passes_pause() {
 }
 
 #[test]
+fn full_listings_are_every_five_minutes_every_look_with_0_never_below_a_second() {
+    let mut s = with_password();
+    let every = |s: &ControllerSettings| resolve(s, place()).map(|r| r.tuning.full_listing_every);
+    assert_eq!(every(&s).unwrap(), Duration::from_secs(300));
+    s.controller_full_listing_seconds = Some(0.0);
+    assert_eq!(every(&s).unwrap(), Duration::ZERO);
+    s.controller_full_listing_seconds = Some(90.0);
+    assert_eq!(every(&s).unwrap(), Duration::from_secs(90));
+    s.controller_full_listing_seconds = Some(0.5);
+    let e = every(&s).unwrap_err();
+    assert_eq!(e.key, "controller_full_listing_seconds");
+}
+
+#[test]
 fn the_service_password_is_required() {
     let e = resolve(&ControllerSettings::default(), place()).unwrap_err();
     assert_eq!(e.key, "controller_service_password");

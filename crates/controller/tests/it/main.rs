@@ -23,6 +23,7 @@ mod parsers;
 mod postgres;
 mod reconcile;
 mod reconcile_capacity;
+mod reconcile_changes;
 mod reconcile_deorbit;
 mod reconcile_faults;
 mod reconcile_projects;

@@ -304,6 +304,29 @@ impl Api {
         .await
     }
 
+    /// Whether a server of the project changed since `since` (`GET
+    /// /servers?changes-since=…&limit=1`, brief: deleted servers are listed too).
+    pub(super) async fn changed_since(
+        &self,
+        project: &str,
+        since: OffsetDateTime,
+    ) -> Result<bool, CloudError> {
+        #[derive(Deserialize)]
+        struct Body {
+            servers: Vec<serde_json::Value>,
+        }
+        let since = since
+            .replace_nanosecond(0)
+            .unwrap_or(since)
+            .format(&time::format_description::well_known::Rfc3339)
+            .map_err(|e| CloudError::new(format!("a time this provider cannot write: {e}")))?;
+        let query = q(&[("changes-since", &since), ("limit", "1")]);
+        let body: Body = self
+            .get(project, Service::Compute, "servers", &query)
+            .await?;
+        Ok(!body.servers.is_empty())
+    }
+
     /// The servers carrying kluster uid `uid`, by id and name: `GET
     /// /servers?tags=kluster_uid=<uid>`, without details (Nova builds no view of their
     /// addresses and security groups).

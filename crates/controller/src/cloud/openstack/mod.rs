@@ -192,6 +192,14 @@ impl Cloud for OpenStackCloud {
         })
     }
 
+    fn changed_since<'a>(
+        &'a self,
+        project: &'a str,
+        since: OffsetDateTime,
+    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+        Box::pin(async move { self.api.changed_since(project, since).await.map(Some) })
+    }
+
     fn kluster_servers_brief<'a>(
         &'a self,
         project: &'a str,

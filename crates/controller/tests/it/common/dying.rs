@@ -34,6 +34,11 @@ pub struct Dying {
     pub server_listings: AtomicUsize,
     /// Kluster server id listings asked for.
     pub id_listings: AtomicUsize,
+    /// What it answers when asked whether a server changed (`None`: it cannot tell, as
+    /// the simulator).
+    pub changed: std::sync::Mutex<Option<bool>>,
+    /// Such questions asked.
+    pub change_asks: AtomicUsize,
 }
 
 impl Dying {
@@ -50,6 +55,8 @@ impl Dying {
             listings: AtomicUsize::new(0),
             server_listings: AtomicUsize::new(0),
             id_listings: AtomicUsize::new(0),
+            changed: std::sync::Mutex::new(None),
+            change_asks: AtomicUsize::new(0),
         }
     }
 
@@ -93,6 +100,22 @@ impl Cloud for Dying {
             self.gate().await;
             self.inner.servers(p).await
         })
+    }
+    fn server<'a>(
+        &'a self,
+        p: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Server>, CloudError>> {
+        self.inner.server(p, id)
+    }
+    fn changed_since<'a>(
+        &'a self,
+        _p: &'a str,
+        _since: time::OffsetDateTime,
+    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+        self.change_asks.fetch_add(1, Ordering::SeqCst);
+        let answer = *self.changed.lock().unwrap();
+        Box::pin(async move { Ok(answer) })
     }
     fn kluster_servers_brief<'a>(
         &'a self,

@@ -108,6 +108,25 @@ fn nova(
             }
             reply(200, body)
         }
+        (Method::GET, "servers") => {
+            // Brief: ids and names; `changes-since` keeps servers updated (or made) since.
+            let parse = |t: &str| {
+                let rfc = &time::format_description::well_known::Rfc3339;
+                time::OffsetDateTime::parse(t, rfc).ok()
+            };
+            let since = q("changes-since").first().and_then(|t| parse(t));
+            let changed = |v: &Value| {
+                let at = v["updated"].as_str().or(v["created"].as_str());
+                since.is_none_or(|t| at.and_then(parse).is_some_and(|at| at >= t))
+            };
+            let brief: Vec<Value> = s
+                .servers
+                .iter()
+                .filter(|v| changed(v))
+                .map(|v| json!({ "id": v["id"], "name": v["name"] }))
+                .collect();
+            reply(200, json!({ "servers": brief }))
+        }
         (Method::POST, "servers") => {
             if s.quota_exceeded {
                 let message = "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances";

@@ -1,0 +1,322 @@
+//! Benchmark (issue 49, item 4): what idle klusters cost the cloud, and how fast a server
+//! deleted behind the controller's back is replaced, in two modes in the same run, on the
+//! real test OpenStack (`scripts/openstack.sh`). Skipped, saying why, when
+//! `MC_TEST_OS_AUTH_URL` is unset.
+//!
+//! - Klusters: `OS_BENCH_KLUSTERS` (default 3) of one node in project demo (one project,
+//!   many klusters) and one of one node in project staging (a project with a lone kluster:
+//!   M such projects cost M times as much).
+//! - Modes, one after the other on the same klusters and store: every look lists the
+//!   servers in full (`controller_full_listing_seconds = 0`, the baseline: what every
+//!   look cost before) and the default (a look asks Nova only what changed since the last
+//!   full listing, listing in full at least every 300 s). The controller runs at
+//!   production pace (`Tuning::scaled(20 s)`: a look at every kluster every 30 s).
+//! - Per mode, after the klusters settled (`OS_BENCH_SETTLE_SECONDS`, default 100: a change is
+//!   followed by full listings for a minute, `reconcile::listings::CLOCK_MARGIN`): the
+//!   services' own request logs over `OS_BENCH_WINDOW_SECONDS` (default 120), lines naming
+//!   each project (so Neutron's answers to Nova on behalf of the controller's listings
+//!   count, Nova's own periodic work does not); then the lone kluster's server is deleted
+//!   by hand and the time until Nova lists its replacement ACTIVE is taken.
+//!
+//! Run: `source .state/keystone-test/demo.env; eval "$(OS_HOME=$PWD/.state/openstack-test
+//! scripts/openstack.sh env)"; cargo bench -p controller --bench idle_load`.
+
+#[allow(dead_code)]
+#[path = "openstack_provision/nova.rs"]
+mod nova;
+
+#[path = "idle_load/logs.rs"]
+mod logs;
+
+use std::time::{Duration, Instant};
+
+use controller::cloud::choice::CloudChoice;
+use controller::cloud::openstack::OpenStackConfig;
+use nova::{sign_in, Nova, PREFIX};
+use serde_json::json;
+
+/// `MC_TEST_OS_<name>`, or `fallback`.
+fn os(name: &str, fallback: &str) -> String {
+    std::env::var(format!("MC_TEST_OS_{name}")).unwrap_or_else(|_| fallback.into())
+}
+
+/// A count from the environment, or `default`.
+fn count(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The controller's API as alice in one project.
+struct Api {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Api {
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        name: &str,
+        body: Option<serde_json::Value>,
+    ) -> u16 {
+        let url = format!("{}/api/v1/clusters/{name}", self.base);
+        let mut req = self
+            .http
+            .request(method, url.trim_end_matches('/'))
+            .header("X-Auth-Token", &self.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        req.send()
+            .await
+            .expect("the controller answers")
+            .status()
+            .as_u16()
+    }
+}
+
+/// A controller on the real cloud with its store in `dir`, listing in full at least every
+/// `full` (zero: at every look); stopped when the sender is dropped.
+async fn controller(
+    dir: &std::path::Path,
+    full: Duration,
+) -> (controller::run::Running, tokio::sync::oneshot::Sender<()>) {
+    let auth_url = os("AUTH_URL", "");
+    let password = std::env::var("KS_SERVICE_PASSWORD").unwrap_or("mission-control-secret".into());
+    let mut tuning = controller::run::Tuning::scaled(Duration::from_secs(20));
+    tuning.timing.create = Duration::ZERO;
+    tuning.full_listing_every = full;
+    let mut cloud = OpenStackConfig::new(
+        &auth_url,
+        "mission-control",
+        &password,
+        "Default",
+        "service",
+    );
+    cloud.region = os("REGION", "");
+    let config = controller::run::ControllerConfig {
+        listen: "127.0.0.1:0".parse().expect("loopback address"),
+        keystone_url: auth_url.clone(),
+        service: controller::auth::ServiceCredentials {
+            user_name: "mission-control".into(),
+            password,
+            user_domain: "Default".into(),
+            project: "service".into(),
+            project_domain: "Default".into(),
+        },
+        database: controller::store::Database::Sqlite(dir.join("controller.db")),
+        policy_file: None,
+        token_cache: Duration::from_secs(300),
+        settings: Default::default(),
+        ca_key: controller::pki::SealKey([7; 32]),
+        cloud: CloudChoice::OpenStack(Box::new(cloud)),
+        tuning,
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = controller::run::start(config, async move {
+        let _ = stopped.await;
+    })
+    .await
+    .expect("controller starts");
+    (running, stop)
+}
+
+/// Waits until Nova lists `n` ACTIVE servers tagged `kluster=<name>` (none going); their ids.
+async fn active(nova: &Nova, name: &str, n: usize, limit: Duration) -> Vec<String> {
+    let t0 = Instant::now();
+    loop {
+        let list = nova.tagged(name, true).await;
+        let up: Vec<String> = list
+            .iter()
+            .filter(|s| s["status"] == "ACTIVE" && s["OS-EXT-STS:task_state"].is_null())
+            .filter_map(|s| s["id"].as_str().map(str::to_string))
+            .collect();
+        if up.len() == n && list.len() == n {
+            return up;
+        }
+        assert!(
+            t0.elapsed() < limit,
+            "{n} ACTIVE servers of {name} within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let Ok(auth_url) = std::env::var("MC_TEST_OS_AUTH_URL") else {
+        println!(
+            "skipped: MC_TEST_OS_AUTH_URL is unset (start the test OpenStack with \
+             scripts/openstack.sh start, then eval \"$(scripts/openstack.sh env)\")"
+        );
+        return;
+    };
+    let Some(log_dir) = logs::dir() else {
+        println!("skipped: no test OpenStack logs to count in (set MC_TEST_OS_HOME)");
+        return;
+    };
+    let k = count("OS_BENCH_KLUSTERS", 3).clamp(1, 4) as usize;
+    let settle = Duration::from_secs(count("OS_BENCH_SETTLE_SECONDS", 100));
+    let window = Duration::from_secs(count("OS_BENCH_WINDOW_SECONDS", 120).max(30));
+    let password = std::env::var("KS_SERVICE_PASSWORD").unwrap_or("mission-control-secret".into());
+    let http = reqwest::Client::new();
+    let projects = [
+        ("demo", os("DEMO_PROJECT_ID", "")),
+        ("staging", os("STAGING_PROJECT_ID", "")),
+    ];
+    let mut novas = Vec::new();
+    let mut apis = Vec::new();
+    for (name, id) in &projects {
+        let nova = Nova {
+            http: http.clone(),
+            token: sign_in(
+                &auth_url,
+                "mission-control",
+                &password,
+                "Default",
+                keystone::ProjectRef::Id(id),
+            )
+            .await,
+            compute: os("COMPUTE_URL", "http://127.0.0.1:8774/v2.1"),
+            project: id.clone(),
+        };
+        nova.clean_up().await;
+        novas.push(nova);
+        let scope = keystone::ProjectRef::Name {
+            name,
+            domain: "demo",
+        };
+        apis.push(sign_in(&auth_url, "alice", "alice-secret", "demo", scope).await);
+    }
+    let dir = std::env::temp_dir().join(format!("mc-bench-idle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let tag = format!("{PREFIX}idle{}", std::process::id() % 100_000);
+    let names: Vec<Vec<String>> = vec![
+        (0..k).map(|i| format!("{tag}-d{i}")).collect(),
+        vec![format!("{tag}-s0")],
+    ];
+    println!(
+        "{k} klusters of 1 node in demo, 1 in staging; settle {} s, count {} s per mode; \
+         looks at every kluster every 30 s (production pace)",
+        settle.as_secs(),
+        window.as_secs()
+    );
+
+    let modes = [
+        ("every look lists in full (baseline)", Duration::ZERO),
+        (
+            "changes only, full at least every 300 s",
+            controller::reconcile::listings::FULL_AT_LEAST,
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (i, (mode, full)) in modes.into_iter().enumerate() {
+        let (running, stop) = controller(&dir, full).await;
+        let base = format!("http://{}", running.addr);
+        let api = |p: usize| Api {
+            http: http.clone(),
+            base: base.clone(),
+            token: apis[p].clone(),
+        };
+        if i == 0 {
+            for (p, ks) in names.iter().enumerate() {
+                for name in ks {
+                    let body = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": 1,
+                        "flavor": os("FLAVOR", "m1.small"), "image": os("IMAGE", "flatcar-stable"),
+                        "availabilityZone": "nova"}]}});
+                    assert_eq!(
+                        api(p).send(reqwest::Method::POST, "", Some(body)).await,
+                        201,
+                        "create {name}"
+                    );
+                }
+            }
+        }
+        for (p, ks) in names.iter().enumerate() {
+            for name in ks {
+                active(&novas[p], name, 1, Duration::from_secs(180)).await;
+            }
+        }
+        tokio::time::sleep(settle).await;
+        let before = logs::Marks::now(&log_dir);
+        tokio::time::sleep(window).await;
+        let counted = before.count(&[&projects[0].1, &projects[1].1]);
+        // The lone kluster's server deleted by hand, and replaced.
+        let lone = &names[1][0];
+        let gone = active(&novas[1], lone, 1, Duration::from_secs(60)).await;
+        let t0 = Instant::now();
+        let (status, v) = novas[1]
+            .call(
+                reqwest::Method::DELETE,
+                &format!("servers/{}", gone[0]),
+                None,
+            )
+            .await;
+        assert_eq!(status, 204, "{v}");
+        let fresh = loop {
+            let list = novas[1].tagged(lone, true).await;
+            let new = list
+                .iter()
+                .any(|s| s["id"] != json!(gone[0]) && s["status"] == "ACTIVE");
+            if new {
+                break t0.elapsed();
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(180),
+                "replaced within 180 s"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        rows.push((mode, counted, fresh));
+        // The next controller starts on the same store once this one stopped.
+        drop(stop);
+        let _ = running.task.await;
+    }
+    // Everything goes, through a controller of the last mode.
+    let (running, stop) = controller(&dir, Duration::ZERO).await;
+    let base = format!("http://{}", running.addr);
+    for (p, ks) in names.iter().enumerate() {
+        let api = Api {
+            http: http.clone(),
+            base: base.clone(),
+            token: apis[p].clone(),
+        };
+        for name in ks {
+            api.send(reqwest::Method::DELETE, name, None).await;
+        }
+        for name in ks {
+            let t0 = Instant::now();
+            while api.send(reqwest::Method::GET, name, None).await != 404 {
+                assert!(t0.elapsed() < Duration::from_secs(180), "{name} deleted");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+    drop(stop);
+
+    let minutes = window.as_secs_f64() / 60.0;
+    println!("requests per kluster per minute, from the services' logs (Nova, Neutron, Glance, Cinder, Octavia):");
+    for (mode, counted, fresh) in &rows {
+        for (p, (project, _)) in projects.iter().enumerate() {
+            let n = names[p].len() as f64;
+            let c = &counted[p];
+            println!(
+                "  {mode:<42} {project:<8} ({} kluster{}): {:.1} ({})",
+                names[p].len(),
+                if names[p].len() == 1 { "" } else { "s" },
+                c.total() as f64 / n / minutes,
+                c.per_service(n * minutes)
+            );
+        }
+        println!(
+            "  {mode:<42} a server deleted by hand: replacement ACTIVE after {:.1} s",
+            fresh.as_secs_f64()
+        );
+    }
+    println!("goal: ≤ 2 requests per idle kluster per minute; a replacement within 60 s");
+    let _ = std::fs::remove_dir_all(&dir);
+}

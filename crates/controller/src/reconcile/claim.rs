@@ -1,6 +1,8 @@
 //! Which kluster owns what the cloud listed (`cloud::owner`): an item carrying a kluster's
 //! uid is that kluster's; one carrying only a kluster's bare name is its only when the store
-//! recorded it by id (servers made before uids marked them); anything else carrying the name
+//! recorded it by id (servers made before uids marked them), or when it is a server being
+//! deleted (a node made before uids, whose delete took it off the record: while it goes the
+//! kluster waits for it, and nothing is done to a server that is going); anything else carrying the name
 //! is left alone and said so once (`super::told`): a tenant's server tagged `kluster=<name>`, a
 //! load balancer of a cloud controller manager left at its default cluster name, what an
 //! earlier kluster of the same name left. After the claim a listed item's `kluster` is its
@@ -9,7 +11,7 @@
 use kluster::{EventReason, Kluster};
 
 use super::context::Ctx;
-use crate::cloud::{Owner, Resource, ResourceKind, Server};
+use crate::cloud::{Owner, Resource, ResourceKind, Server, ServerStatus};
 use crate::store::{self, StoreError};
 
 /// Kluster `k` as the marks on its cloud resources name it.
@@ -62,7 +64,8 @@ fn owner(
 pub fn servers(group: &[store::Observed], list: &mut [Server]) -> Vec<Stranger> {
     let mut strangers = Vec::new();
     for s in list.iter_mut() {
-        let recorded = |o: &store::Observed| o.servers.contains(&s.id);
+        let going = s.status == ServerStatus::Deleting;
+        let recorded = |o: &store::Observed| going || o.servers.contains(&s.id);
         match owner(group, &s.kluster, s.uid.as_deref(), recorded) {
             Ok(name) => s.kluster = name,
             Err(verdict) => {
@@ -123,7 +126,7 @@ pub fn message(s: &Stranger) -> String {
             s.what, s.kluster
         ),
         false => format!(
-            "{} carries the name {} but not this kluster's uid: it is not this kluster's and is left alone.",
+            "{} carries the name {} but not this kluster's uid, so it is left alone: a tenant's own, or made before klusters marked what they make with their uid (then delete it by hand).",
             s.what, s.kluster
         ),
     }

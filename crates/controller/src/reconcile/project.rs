@@ -90,7 +90,8 @@ impl Ctx<'_> {
             .await
             .unwrap_or_default();
         // Servers made, deleted or started in this pass: the next look lists in full (a
-        // server just made may not show as changed yet).
+        // server just made may not show as changed yet); a kluster removed: the listing
+        // of a project left without klusters is not kept.
         let mut acted = !sent.is_empty();
         for (i, o) in group.iter().enumerate() {
             if self.lease.is_some_and(|l| !l.valid()) {
@@ -127,10 +128,11 @@ impl Ctx<'_> {
             let sent = sent.get(name).map_or(&[][..], Vec::as_slice);
             match self.kluster(o, &seen, sent).instrument(span).await {
                 Ok((out, changed)) => {
-                    acted |= !(out.started.is_empty()
-                        && out.grounded.is_empty()
-                        && out.dropped.is_empty()
-                        && out.launched.is_empty());
+                    acted |= out.removed
+                        || !(out.started.is_empty()
+                            && out.grounded.is_empty()
+                            && out.dropped.is_empty()
+                            && out.launched.is_empty());
                     report.created += out.created;
                     report.deleted += out.deleted;
                     report.refused += out.refused;

@@ -54,6 +54,10 @@ fn servers_are_the_klusters_by_uid_or_by_a_recorded_id_only() {
         server("leftover", "prod", Some(EARLIER)),
         server("elsewhere", "gone", None),
         server("untagged-kluster", "dev", None),
+        Server {
+            status: ServerStatus::Deleting,
+            ..server("old-going", "prod", None)
+        },
     ];
     let strangers = servers(&group, &mut list);
     let owners: Vec<(&str, &str)> = list
@@ -70,6 +74,9 @@ fn servers_are_the_klusters_by_uid_or_by_a_recorded_id_only() {
             ("elsewhere", ""),
             // A kluster without a uid (only outside the store) goes by its name.
             ("untagged-kluster", "dev"),
+            // A node made before uids, off the record once its delete was sent: still
+            // the kluster's while it goes.
+            ("old-going", "prod"),
         ]
     );
     let told: Vec<(&str, &str, bool)> = strangers

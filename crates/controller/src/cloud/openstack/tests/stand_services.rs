@@ -109,14 +109,15 @@ fn nova(
             reply(200, body)
         }
         (Method::GET, "servers") => {
-            // Brief: ids and names; `changes-since` keeps servers updated (or made) since.
+            // Brief: ids and names; `changes-since` keeps servers updated since (Nova's rule:
+            // `updated_at` alone).
             let parse = |t: &str| {
                 let rfc = &time::format_description::well_known::Rfc3339;
                 time::OffsetDateTime::parse(t, rfc).ok()
             };
             let since = q("changes-since").first().and_then(|t| parse(t));
             let changed = |v: &Value| {
-                let at = v["updated"].as_str().or(v["created"].as_str());
+                let at = v["updated"].as_str();
                 since.is_none_or(|t| at.and_then(parse).is_some_and(|at| at >= t))
             };
             let brief: Vec<Value> = s

@@ -21,6 +21,8 @@
 //! Run: `source .state/keystone-test/demo.env; eval "$(OS_HOME=$PWD/.state/openstack-test
 //! scripts/openstack.sh env)"; cargo bench -p controller --bench idle_load`.
 
+#[path = "openstack_provision/controller.rs"]
+mod controller_on_os;
 #[allow(dead_code)]
 #[path = "openstack_provision/nova.rs"]
 mod nova;
@@ -30,53 +32,9 @@ mod logs;
 
 use std::time::{Duration, Instant};
 
-use controller::cloud::choice::CloudChoice;
-use controller::cloud::openstack::OpenStackConfig;
+use controller_on_os::{count, os, service_password, Api};
 use nova::{sign_in, Nova, PREFIX};
 use serde_json::json;
-
-/// `MC_TEST_OS_<name>`, or `fallback`.
-fn os(name: &str, fallback: &str) -> String {
-    std::env::var(format!("MC_TEST_OS_{name}")).unwrap_or_else(|_| fallback.into())
-}
-
-/// A count from the environment, or `default`.
-fn count(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// The controller's API as alice in one project.
-struct Api {
-    http: reqwest::Client,
-    base: String,
-    token: String,
-}
-
-impl Api {
-    async fn send(
-        &self,
-        method: reqwest::Method,
-        name: &str,
-        body: Option<serde_json::Value>,
-    ) -> u16 {
-        let url = format!("{}/api/v1/clusters/{name}", self.base);
-        let mut req = self
-            .http
-            .request(method, url.trim_end_matches('/'))
-            .header("X-Auth-Token", &self.token);
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        req.send()
-            .await
-            .expect("the controller answers")
-            .status()
-            .as_u16()
-    }
-}
 
 /// A controller on the real cloud with its store in `dir`, listing in full at least every
 /// `full` (zero: at every look); stopped when the sender is dropped.
@@ -84,37 +42,10 @@ async fn controller(
     dir: &std::path::Path,
     full: Duration,
 ) -> (controller::run::Running, tokio::sync::oneshot::Sender<()>) {
-    let auth_url = os("AUTH_URL", "");
-    let password = std::env::var("KS_SERVICE_PASSWORD").unwrap_or("mission-control-secret".into());
     let mut tuning = controller::run::Tuning::scaled(Duration::from_secs(20));
     tuning.timing.create = Duration::ZERO;
     tuning.full_listing_every = full;
-    let mut cloud = OpenStackConfig::new(
-        &auth_url,
-        "mission-control",
-        &password,
-        "Default",
-        "service",
-    );
-    cloud.region = os("REGION", "");
-    let config = controller::run::ControllerConfig {
-        listen: "127.0.0.1:0".parse().expect("loopback address"),
-        keystone_url: auth_url.clone(),
-        service: controller::auth::ServiceCredentials {
-            user_name: "mission-control".into(),
-            password,
-            user_domain: "Default".into(),
-            project: "service".into(),
-            project_domain: "Default".into(),
-        },
-        database: controller::store::Database::Sqlite(dir.join("controller.db")),
-        policy_file: None,
-        token_cache: Duration::from_secs(300),
-        settings: Default::default(),
-        ca_key: controller::pki::SealKey([7; 32]),
-        cloud: CloudChoice::OpenStack(Box::new(cloud)),
-        tuning,
-    };
+    let config = controller_on_os::config(&os("AUTH_URL", ""), dir, tuning);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = controller::run::start(config, async move {
         let _ = stopped.await;
@@ -161,7 +92,7 @@ async fn main() {
     let k = count("OS_BENCH_KLUSTERS", 3).clamp(1, 4) as usize;
     let settle = Duration::from_secs(count("OS_BENCH_SETTLE_SECONDS", 100));
     let window = Duration::from_secs(count("OS_BENCH_WINDOW_SECONDS", 120).max(30));
-    let password = std::env::var("KS_SERVICE_PASSWORD").unwrap_or("mission-control-secret".into());
+    let password = service_password();
     let http = reqwest::Client::new();
     let projects = [
         ("demo", os("DEMO_PROJECT_ID", "")),

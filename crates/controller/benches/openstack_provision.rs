@@ -24,30 +24,18 @@
 //! Run: `source .state/keystone-test/demo.env; eval "$(OS_HOME=$PWD/.state/openstack-test
 //! scripts/openstack.sh env)"; cargo bench -p controller --bench openstack_provision`.
 
+#[path = "openstack_provision/controller.rs"]
+mod controller_on_os;
 #[path = "openstack_provision/nova.rs"]
 mod nova;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use controller::cloud::choice::CloudChoice;
-use controller::cloud::openstack::OpenStackConfig;
+use controller_on_os::{count, os, Api};
 use futures_util::future::join_all;
 use nova::{ms, sign_in, watch_create, watch_delete, Nova, Seen, ALSO_POLL, POLL, PREFIX, RETRIES};
 use serde_json::{json, Value};
-
-/// `MC_TEST_OS_<name>`, or `fallback`.
-fn os(name: &str, fallback: &str) -> String {
-    std::env::var(format!("MC_TEST_OS_{name}")).unwrap_or_else(|_| fallback.into())
-}
-
-/// A count from the environment, or `default`.
-fn count(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One arm's round: when its servers were seen, when all its create calls had answered,
 /// and when Nova listed none of them / everything was gone.
@@ -106,31 +94,6 @@ async fn through(api: &Api, nova: &Nova, name: &str, n: usize) -> Round {
     (seen, answered, gone)
 }
 
-/// The controller's API at `base`, called as alice.
-struct Api {
-    http: reqwest::Client,
-    base: String,
-    token: String,
-}
-
-impl Api {
-    async fn send(&self, method: reqwest::Method, name: &str, body: Option<Value>) -> u16 {
-        let url = format!("{}/api/v1/clusters/{name}", self.base);
-        let mut req = self
-            .http
-            .request(method, url.trim_end_matches('/'))
-            .header("X-Auth-Token", &self.token);
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        req.send()
-            .await
-            .expect("the controller answers")
-            .status()
-            .as_u16()
-    }
-}
-
 /// The median of `v` (sorts it).
 fn median(v: &mut [Duration]) -> Duration {
     v.sort();
@@ -179,11 +142,10 @@ async fn main() {
             .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
             .init();
     }
-    let n = count("OS_BENCH_N", 4).clamp(1, 4);
-    let rounds = count("OS_BENCH_ROUNDS", 3).max(1);
-    let phase = Duration::from_secs(count("OS_BENCH_PHASE_SECONDS", 0) as u64);
-    let service_password =
-        std::env::var("KS_SERVICE_PASSWORD").unwrap_or("mission-control-secret".into());
+    let n = count("OS_BENCH_N", 4).clamp(1, 4) as usize;
+    let rounds = count("OS_BENCH_ROUNDS", 3).max(1) as usize;
+    let phase = Duration::from_secs(count("OS_BENCH_PHASE_SECONDS", 0));
+    let service_password = controller_on_os::service_password();
     let project = os("DEMO_PROJECT_ID", "");
     let http = reqwest::Client::new();
     let demo = keystone::ProjectRef::Id(&project);
@@ -213,32 +175,7 @@ async fn main() {
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let mut tuning = controller::run::Tuning::scaled(Duration::from_secs(20));
     tuning.timing.create = phase;
-    let mut cloud = OpenStackConfig::new(
-        &auth_url,
-        "mission-control",
-        &service_password,
-        "Default",
-        "service",
-    );
-    cloud.region = os("REGION", "");
-    let config = controller::run::ControllerConfig {
-        listen: "127.0.0.1:0".parse().expect("loopback address"),
-        keystone_url: auth_url.clone(),
-        service: controller::auth::ServiceCredentials {
-            user_name: "mission-control".into(),
-            password: service_password.clone(),
-            user_domain: "Default".into(),
-            project: "service".into(),
-            project_domain: "Default".into(),
-        },
-        database: controller::store::Database::Sqlite(dir.join("controller.db")),
-        policy_file: None,
-        token_cache: Duration::from_secs(300),
-        settings: Default::default(),
-        ca_key: controller::pki::SealKey([7; 32]),
-        cloud: CloudChoice::OpenStack(Box::new(cloud)),
-        tuning,
-    };
+    let config = controller_on_os::config(&auth_url, &dir, tuning);
     let running = controller::run::start(config, std::future::pending())
         .await
         .expect("controller starts");

@@ -1,5 +1,6 @@
-//! Nova and Glance: flavors, zones, key pairs, quota, images, and the klusters' servers,
-//! listed by their `kluster` metadata (microversion 2.67). Booting is in [`super::boot`].
+//! Nova: flavors, zones, key pairs, quota, and the klusters' servers, listed by their
+//! `kluster` metadata (microversion 2.67). Booting is in [`super::boot`], Glance's images in
+//! [`super::images`].
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -125,15 +126,6 @@ pub(super) struct NovaAddress {
     pub(super) addr: String,
 }
 
-#[derive(Deserialize)]
-struct GlanceImage {
-    id: String,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    created_at: String,
-}
-
 /// Nova's status (and task state) as the controller sees it: BUILD and REBUILD boot; ERROR
 /// failed; DELETED, SOFT_DELETED and any server whose task is `deleting` are going;
 /// SHUTOFF, SUSPENDED, PAUSED, SHELVED and SHELVED_OFFLOADED are stopped (a start may bring
@@ -218,7 +210,8 @@ impl NovaServer {
     }
 }
 
-fn q(pairs: &[(&str, &str)]) -> Query {
+/// A query of `pairs`.
+pub(super) fn q(pairs: &[(&str, &str)]) -> Query {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -371,36 +364,6 @@ impl Api {
         }
         let body: Body = reply.ok()?.json(Service::Compute)?;
         Ok(Some(body.server))
-    }
-
-    /// Active image names the project can boot (`GET /v2/images?status=active`), sorted,
-    /// each once.
-    pub(super) async fn image_names(&self, project: &str) -> Result<Vec<String>, CloudError> {
-        let query = q(&[("status", "active"), ("limit", "200")]);
-        let images: Vec<GlanceImage> = self
-            .list(project, Service::Image, "images", query, "images")
-            .await?;
-        let mut names: Vec<String> = images
-            .into_iter()
-            .filter_map(|i| i.name)
-            .filter(|n| !n.is_empty())
-            .collect();
-        names.sort();
-        names.dedup();
-        Ok(names)
-    }
-
-    /// The id of the active image named `name`; the newest when several have that name.
-    pub(super) async fn image_id(&self, project: &str, name: &str) -> Result<String, CloudError> {
-        let query = q(&[("name", name), ("status", "active")]);
-        let images: Vec<GlanceImage> = self
-            .list(project, Service::Image, "images", query, "images")
-            .await?;
-        images
-            .into_iter()
-            .max_by(|a, b| a.created_at.cmp(&b.created_at))
-            .map(|i| i.id)
-            .ok_or_else(|| CloudError::new(format!("Image {name} could not be found.")))
     }
 }
 

@@ -4,7 +4,7 @@
 //! `Retry-After`: the call was not processed), honouring `Retry-After` up to
 //! [`LONGEST_RETRY_AFTER`](super::retries::LONGEST_RETRY_AFTER); at most [`CALLS_PER_CLOUD`] calls at once, [`CALLS_PER_PROJECT`]
 //! for one project; one new sign-in (same scope) on a 401, OpenStack's error bodies turned
-//! into [`CloudError`]s with the cloud's words, and list pagination. Identical GETs asked
+//! into [`CloudError`]s with the cloud's words (list pagination: [`super::pages`]). Identical GETs asked
 //! at the same time share one request. Tokens travel in headers marked sensitive and are
 //! never logged.
 
@@ -24,9 +24,6 @@ use super::retries::{
 };
 use crate::cloud::CloudError;
 use crate::single_flight::SingleFlight;
-
-/// Most pages a listing follows before it gives up (a loop guard).
-const MAX_PAGES: usize = 100;
 
 /// Calls in flight to the cloud at once, all projects together.
 pub const CALLS_PER_CLOUD: usize = 64;
@@ -334,52 +331,6 @@ impl Api {
             .await
     }
 
-    /// Every item under `key` of a listing, following its pages: `{key}_links` with
-    /// `rel: next` (Nova, Neutron, Cinder, Octavia) or `next` (Glance). The next page is
-    /// asked for at `path` with the link's query (its host may be an internal one).
-    pub async fn list<T: DeserializeOwned>(
-        &self,
-        project: &str,
-        service: Service,
-        path: &str,
-        query: Query,
-        key: &str,
-    ) -> Result<Vec<T>, CloudError> {
-        let mut out = Vec::new();
-        let mut query = query;
-        for _ in 0..MAX_PAGES {
-            let mut page: Value = self.get(project, service, path, &query).await?;
-            // A page without the list is no empty list: taken for one, a server listing
-            // would show every node gone.
-            let items = page.get_mut(key).map(Value::take).unwrap_or(Value::Null);
-            if items.is_null() {
-                return Err(CloudError::new(format!(
-                    "{} answered a listing without {key}",
-                    service.label()
-                )));
-            }
-            let items: Vec<T> = serde_json::from_value(items).map_err(|e| {
-                CloudError::new(format!(
-                    "{} sent {key} this provider cannot read: {e}",
-                    service.label()
-                ))
-            })?;
-            let empty = items.is_empty();
-            out.extend(items);
-            if empty {
-                return Ok(out);
-            }
-            match next_query(&page, key) {
-                Some(next) if next != query => query = next,
-                _ => return Ok(out),
-            }
-        }
-        Err(CloudError::new(format!(
-            "{} listed {key} in more than {MAX_PAGES} pages",
-            service.label()
-        )))
-    }
-
     /// DELETE where 404 means it is gone already.
     pub async fn delete(
         &self,
@@ -396,23 +347,4 @@ impl Api {
         }
         reply.ok().map(drop)
     }
-}
-
-/// The query of a listing's next page, if it has one.
-fn next_query(page: &Value, key: &str) -> Option<Query> {
-    let href = page
-        .get(format!("{key}_links"))
-        .and_then(Value::as_array)
-        .and_then(|links| {
-            links
-                .iter()
-                .find(|l| l.get("rel").and_then(Value::as_str) == Some("next"))
-        })
-        .and_then(|l| l.get("href"))
-        .or_else(|| page.get("next"))
-        .and_then(Value::as_str)?;
-    let base = url::Url::parse("http://next.invalid/").ok()?;
-    let url = base.join(href).ok()?;
-    let pairs: Query = url.query_pairs().into_owned().collect();
-    (!pairs.is_empty()).then_some(pairs)
 }

@@ -20,8 +20,10 @@ pub mod config;
 pub mod failure;
 pub mod http;
 pub mod identity;
+pub mod images;
 pub mod microversion;
 pub mod network;
+pub mod pages;
 pub mod resources;
 pub mod retries;
 #[cfg(test)]

@@ -236,6 +236,7 @@ async fn an_unreachable_keystone_is_a_clear_error() {
 mod bad_answer_tests;
 mod changes_tests;
 mod cloud_tests;
+mod create_tests;
 mod retry_tests;
 mod route_tests;
 

@@ -29,6 +29,8 @@
 #     OS_RABBIT_PORT 5673 (Erlang distribution: OS_RABBIT_PORT+20000), OS_EPMD_PORT 4370
 #   OS_SERVICE_PASSWORD (openstack-service-secret)  password of the service users
 #   OS_DB_PASSWORD (openstack-db-secret)            MariaDB user "openstack"
+#   OS_BUS_PASSWORD (openstack-bus-secret)          RabbitMQ user "mission-control", which may
+#                                                   only read Nova's notifications
 #   OS_USER_ROLES ("member load-balancer_member")   granted to alice (demo, staging), bob (demo)
 #   OS_CONTROLLER_ROLES (admin)  granted to the service user mission-control on demo and
 #                                staging ("" grants nothing)
@@ -53,6 +55,7 @@ OS_RABBIT_PORT="${OS_RABBIT_PORT:-5673}"
 OS_EPMD_PORT="${OS_EPMD_PORT:-4370}"
 OS_SERVICE_PASSWORD="${OS_SERVICE_PASSWORD:-openstack-service-secret}"
 OS_DB_PASSWORD="${OS_DB_PASSWORD:-openstack-db-secret}"
+OS_BUS_PASSWORD="${OS_BUS_PASSWORD:-openstack-bus-secret}"
 OS_USER_ROLES="${OS_USER_ROLES-member load-balancer_member}"
 OS_CONTROLLER_ROLES="${OS_CONTROLLER_ROLES-admin}"
 OS_QUOTA="${OS_QUOTA:-instances=6 cores=12 ram=24576}"
@@ -238,6 +241,26 @@ start_rabbit() {
   wait_for 10 epmd port_open "$OS_EPMD_PORT"
   launch rabbitmq
   wait_for 120 RabbitMQ port_open "$OS_RABBIT_PORT"
+  rabbit_setup
+}
+
+rabbitmqctl_() { ( rabbit_env; nice -n 10 /usr/lib/rabbitmq/bin/rabbitmqctl -q "$@" ); }
+
+# Once per broker (the marker lives with its data): Nova's own notification queues are
+# capped (nobody reads them: the oldest go past 1,000 messages), and the controller gets a
+# user that may only make queues of its own (amq.gen-*) and bind them to exchange nova.
+rabbit_setup() {
+  local marker="$OS_HOME/rabbitmq/mnesia/.mission-control-setup"
+  [[ -f $marker ]] && return
+  rabbitmqctl_ await_startup >> "$LOGS/rabbitmq-setup.log" 2>&1 || fail "RabbitMQ did not start: $LOGS/rabbitmq.log"
+  {
+    rabbitmqctl_ set_policy --apply-to queues notifications-cap '^versioned_notifications\.' \
+      '{"max-length":1000,"overflow":"drop-head"}' &&
+    { rabbitmqctl_ list_users | grep -q '^mission-control' ||
+      rabbitmqctl_ add_user mission-control "$OS_BUS_PASSWORD"; } &&
+    rabbitmqctl_ set_permissions -p / mission-control '^amq\.gen-.*' '^amq\.gen-.*' '^(nova|amq\.gen-.*)$'
+  } >> "$LOGS/rabbitmq-setup.log" 2>&1 || fail "setting up RabbitMQ failed: $LOGS/rabbitmq-setup.log"
+  touch "$marker"
 }
 
 start_keystone() {
@@ -275,7 +298,9 @@ seed_py() {
     OS_USER_ROLES=$OS_USER_ROLES OS_CONTROLLER_ROLES=$OS_CONTROLLER_ROLES OS_QUOTA=$OS_QUOTA \
     OS_HOST=$OS_HOST OS_NOVA_PORT=$OS_NOVA_PORT OS_PLACEMENT_PORT=$OS_PLACEMENT_PORT \
     OS_GLANCE_PORT=$OS_GLANCE_PORT OS_NEUTRON_PORT=$OS_NEUTRON_PORT OS_CINDER_PORT=$OS_CINDER_PORT \
-    OS_OCTAVIA_PORT=$OS_OCTAVIA_PORT "$PY" "$ROOT/scripts/openstack/seed.py" "$@"
+    OS_OCTAVIA_PORT=$OS_OCTAVIA_PORT \
+    OS_BUS_URL="amqp://mission-control:$OS_BUS_PASSWORD@127.0.0.1:$OS_RABBIT_PORT/%2F" \
+    "$PY" "$ROOT/scripts/openstack/seed.py" "$@"
 }
 
 start_services() {
@@ -343,6 +368,7 @@ do_start() {
     start_keystone & local p3=$!
     step "mariadb+rabbitmq+keystone" wait_all $p1 $p2 $p3
   fi
+  rabbit_setup
   seed_py register & local reg=$!
   step "db sync (parallel)" sync_all
   step "keystone catalog" wait $reg

@@ -235,7 +235,7 @@ def seed():
                MC_TEST_OS_USER_DOMAIN="demo", MC_TEST_OS_SERVICE_PASSWORD=E["OS_SERVICE_PASSWORD"],
                MC_TEST_OS_QUOTA=E["OS_QUOTA"], MC_TEST_OS_USER_ROLES=E["OS_USER_ROLES"],
                MC_TEST_OS_CONTROLLER_ROLES=E["OS_CONTROLLER_ROLES"], MC_TEST_OS_HOST=E["OS_HOST"],
-               MC_TEST_OS_HOME=E["OS_HOME"])
+               MC_TEST_OS_HOME=E["OS_HOME"], MC_TEST_OS_NOTIFICATIONS_URL=E["OS_BUS_URL"])
     path = os.path.join(E["OS_HOME"], "openstack.env")
     with open(path, "w") as f:
         f.writelines(f"export {k}='{v}'\n" for k, v in env.items())

@@ -202,6 +202,22 @@ pub struct ControllerSettings {
     /// Default: member.
     #[arg(long, env = "MC_CONTROLLER_OPENSTACK_KLUSTER_USER_ROLES")]
     pub controller_openstack_kluster_user_roles: Option<String>,
+    /// OpenStack: the cloud's message bus, `amqp://user:password@host:port/vhost` (or
+    /// amqps://, trusting controller_openstack_ca_file): Nova's versioned notifications
+    /// (exchange nova) then wake a kluster's project within seconds of a server deleted,
+    /// failed or come up, and idle projects are polled only by full listings. Nova needs
+    /// `[oslo_messaging_notifications] driver = messagingv2` and `[notifications]
+    /// notification_format = versioned`. Never logged. Default: none (poll only).
+    #[arg(
+        long,
+        env = "MC_CONTROLLER_OPENSTACK_NOTIFICATIONS_URL",
+        hide_env_values = true
+    )]
+    pub controller_openstack_notifications_url: Option<String>,
+    /// OpenStack: the topic Nova publishes versioned notifications under (its
+    /// `versioned_notifications_topics`). Default: versioned_notifications.
+    #[arg(long, env = "MC_CONTROLLER_OPENSTACK_NOTIFICATIONS_TOPIC")]
+    pub controller_openstack_notifications_topic: Option<String>,
 }
 
 impl std::fmt::Debug for ControllerSettings {
@@ -226,6 +242,10 @@ impl std::fmt::Debug for ControllerSettings {
             .field(
                 "controller_openstack_password",
                 &hidden(&self.controller_openstack_password),
+            )
+            .field(
+                "controller_openstack_notifications_url",
+                &hidden(&self.controller_openstack_notifications_url),
             )
             .finish_non_exhaustive()
     }
@@ -285,6 +305,8 @@ impl ControllerSettings {
                 controller_openstack_ca_file,
                 controller_openstack_kluster_user_domain,
                 controller_openstack_kluster_user_roles,
+                controller_openstack_notifications_url,
+                controller_openstack_notifications_topic,
             }
         )
     }

@@ -7,6 +7,7 @@ pub mod api;
 pub mod auth;
 pub mod cloud;
 pub mod metrics;
+pub mod notices;
 pub mod pki;
 pub mod reconcile;
 pub mod run;

@@ -281,6 +281,15 @@ pub async fn start(
             .project_budget
             .max(crate::reconcile::default_budget(t));
     }
+    let notices = Arc::new(crate::notices::Notices::default());
+    if let Some(bus) = config.cloud.notifications() {
+        tokio::spawn(crate::notices::reader::run(
+            bus.clone(),
+            notices.clone(),
+            metrics.clone(),
+            shutdown.signal(),
+        ));
+    }
     let reconciler = crate::reconcile::Reconciler {
         store: state.store.clone(),
         cloud: state.cloud.clone(),
@@ -298,6 +307,7 @@ pub async fn start(
         told: Arc::default(),
         listings: Arc::default(),
         full_listing_every: config.tuning.full_listing_every,
+        notices: notices.clone(),
     };
     let reconciling =
         tokio::spawn(reconciler.run(config.tuning.reconcile_every, shutdown.signal()));

@@ -331,10 +331,44 @@ fn cloud(
             .as_deref()
             .unwrap_or(defaults::OPENSTACK_KLUSTER_USER_ROLES),
     );
+    c.notifications = notifications(s, c.ca_file.as_ref())?;
     // Never the password: validate's words name what is wrong, not the values.
     c.validate()
         .map_err(|e| invalid("controller_openstack_*", e.message))?;
     Ok(CloudChoice::OpenStack(Box::new(c)))
+}
+
+/// Where Nova's notifications are read (`None`: not configured).
+fn notifications(
+    s: &ControllerSettings,
+    ca_file: Option<&PathBuf>,
+) -> Result<Option<crate::notices::NoticeConfig>, SettingError> {
+    let key = "controller_openstack_notifications_url";
+    let Some(url) = s
+        .controller_openstack_notifications_url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+    else {
+        return Ok(None);
+    };
+    crate::notices::check_url(url).map_err(|m| invalid(key, m))?;
+    let topic = s
+        .controller_openstack_notifications_topic
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or(crate::notices::DEFAULT_TOPIC);
+    if topic.is_empty() || topic.contains(['#', '*']) {
+        return Err(invalid(
+            "controller_openstack_notifications_topic",
+            "must be a topic name (no wildcards)",
+        ));
+    }
+    Ok(Some(crate::notices::NoticeConfig {
+        url: url.to_string(),
+        topic: topic.to_string(),
+        ca_file: ca_file.cloned(),
+    }))
 }
 
 /// A comma-separated list of role names, blanks dropped.

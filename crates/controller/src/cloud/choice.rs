@@ -48,6 +48,14 @@ impl CloudChoice {
         }
     }
 
+    /// Where Nova's notifications are read, when the operator configured it.
+    pub fn notifications(&self) -> Option<&crate::notices::NoticeConfig> {
+        match self {
+            CloudChoice::Simulated => None,
+            CloudChoice::OpenStack(c) => c.notifications.as_ref(),
+        }
+    }
+
     /// Builds the cloud; the simulator keeps its state in `store`. Nothing is called yet.
     pub fn build(&self, sim: SimConfig, store: &Store) -> Result<Built, CloudError> {
         Ok(match self {

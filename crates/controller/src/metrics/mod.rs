@@ -37,6 +37,8 @@ pub struct Metrics {
     klusters: IntGaugeVec,
     nodes: IntGaugeVec,
     scrape_errors: IntCounterVec,
+    notices: IntCounterVec,
+    notices_connected: IntGaugeVec,
 }
 
 impl Default for Metrics {
@@ -123,6 +125,18 @@ impl Metrics {
                 "Scrapes whose store-derived gauges could not be read (the database did not answer)",
                 &["source"],
             ),
+            notices: counter(
+                &r,
+                &format!("{p}_notifications_total"),
+                "Nova notifications read from the cloud's message bus, by outcome (woke: a kluster's server changed and its project was looked at; ignored; unreadable)",
+                &["outcome"],
+            ),
+            notices_connected: gauge(
+                &r,
+                &format!("{p}_notifications_connected"),
+                "1 while the controller reads Nova's notifications (configured and connected), else 0",
+                &[],
+            ),
             registry: r,
         }
         .with_zero_errors()
@@ -139,6 +153,7 @@ impl Metrics {
             self.reconcile_errors.with_label_values(&["pass", kind]);
         }
         self.resyncs.with_label_values(&[] as &[&str]);
+        self.notices_connected.with_label_values(&[] as &[&str]);
         for op in [
             "metadata",
             "quota",
@@ -175,6 +190,18 @@ impl Metrics {
         self.reconcile_errors
             .with_label_values(&["pass", kind])
             .inc();
+    }
+
+    /// Counts a notification read from the bus, by outcome (`woke`, `ignored`, `unreadable`).
+    pub fn notice(&self, outcome: &str) {
+        self.notices.with_label_values(&[outcome]).inc();
+    }
+
+    /// Whether the notification reader is connected.
+    pub fn notices_connected(&self, up: bool) {
+        self.notices_connected
+            .with_label_values(&[] as &[&str])
+            .set(i64::from(up));
     }
 
     /// Counts a full resync (every kluster passed, as a safety net).

@@ -97,6 +97,8 @@ pub struct Ctx<'a> {
     pub(super) listings: &'a super::listings::Listings,
     /// The longest a project goes without a full server listing (zero: every look).
     pub(super) full_listing_every: Duration,
+    /// What Nova's notifications say (trusted: no question between full listings).
+    pub(super) notices: &'a crate::notices::Notices,
 }
 
 /// What the cloud showed for one project in this pass (`None`: it did not answer).

@@ -3,7 +3,9 @@
 //! Nova request, no Neutron behind it) instead of listing every server in detail. The
 //! listing is taken again when the answer is yes, when the cloud cannot tell, and at least
 //! every [`FULL_AT_LEAST`] (`controller_full_listing_seconds`) as a safety net (a change the question missed: a clock of
-//! Nova's more than [`CLOCK_MARGIN`] behind this one).
+//! Nova's more than [`CLOCK_MARGIN`] behind this one). While Nova's notifications are
+//! heard (`crate::notices`) the question is not asked at all: a notice forgets the
+//! listing, and a listing asked before a notice is not kept.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -27,14 +29,42 @@ pub const CLOCK_MARGIN: Duration = Duration::from_secs(60);
 #[derive(Clone, Debug)]
 struct Listing {
     at: Instant,
+    /// The latest time the cloud confirmed that nothing changed since (at first, `at`).
+    confirmed: Instant,
     wall: OffsetDateTime,
     servers: Vec<Server>,
+}
+
+/// Most projects whose listing was forgotten while one may have been under way
+/// ([`Listings::forget`]); past it every listing is forgotten at once.
+const MAX_FORGOTTEN: usize = 10_000;
+
+/// A recent listing ([`Listings::recent`]).
+#[derive(Debug)]
+pub struct Recent {
+    /// When it was asked, on this clock.
+    pub at: Instant,
+    /// The latest time it was known to be current: when it was asked, or when the cloud
+    /// last said nothing changed since ([`Listings::confirmed`]).
+    pub confirmed: Instant,
+    /// The time to ask the cloud about changes from (`CLOCK_MARGIN` before it was asked).
+    pub since: OffsetDateTime,
+    /// Its servers, each older by the time since.
+    pub servers: Vec<Server>,
 }
 
 /// The projects' last full server listings.
 #[derive(Debug, Default)]
 pub struct Listings {
-    by_project: Mutex<HashMap<String, Listing>>,
+    by_project: Mutex<Maps>,
+}
+
+#[derive(Debug, Default)]
+struct Maps {
+    listings: HashMap<String, Listing>,
+    /// When each project's listing was last forgotten: a listing asked before that is
+    /// not kept (a change was told while it was being answered).
+    forgotten: HashMap<String, Instant>,
 }
 
 impl Listings {
@@ -43,23 +73,24 @@ impl Listings {
     pub fn seen(&self, project: &str, at: Instant, wall: OffsetDateTime, servers: &[Server]) {
         let listing = Listing {
             at,
+            confirmed: at,
             wall,
             servers: servers.to_vec(),
         };
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
-        m.insert(project.to_string(), listing);
+        if let Some(&forgotten) = m.forgotten.get(project) {
+            if forgotten >= at {
+                return;
+            }
+            m.forgotten.remove(project);
+        }
+        m.listings.insert(project.to_string(), listing);
     }
 
-    /// The project's last full listing when it is younger than `max_age`: the time to ask
-    /// the cloud about changes from (`CLOCK_MARGIN` before it was asked) and its servers,
-    /// each older by the time since.
-    pub fn recent(
-        &self,
-        project: &str,
-        max_age: Duration,
-    ) -> Option<(OffsetDateTime, Vec<Server>)> {
+    /// The project's last full listing when it is younger than `max_age`.
+    pub fn recent(&self, project: &str, max_age: Duration) -> Option<Recent> {
         let m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
-        let l = m.get(project)?;
+        let l = m.listings.get(project)?;
         let since = l.at.elapsed();
         if since >= max_age {
             return None;
@@ -73,13 +104,38 @@ impl Listings {
                 s
             })
             .collect();
-        Some((l.wall - CLOCK_MARGIN, servers))
+        Some(Recent {
+            at: l.at,
+            confirmed: l.confirmed,
+            since: l.wall - CLOCK_MARGIN,
+            servers,
+        })
     }
 
-    /// Forgets the project's listing (a look that acted on servers, or failed).
+    /// The cloud said, when asked at `asked`, that none of the project's servers changed
+    /// since its listing: the listing is as good as one taken then.
+    pub fn confirmed(&self, project: &str, asked: Instant) {
+        let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = m.listings.get_mut(project) {
+            l.confirmed = l.confirmed.max(asked);
+        }
+    }
+
+    /// Forgets the project's listing (a look that acted on servers, or failed, or a
+    /// notification told of a change), and any listing being answered now.
     pub fn forget(&self, project: &str) {
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
-        m.remove(project);
+        m.listings.remove(project);
+        if m.forgotten.len() >= MAX_FORGOTTEN {
+            *m = Maps::default();
+        }
+        m.forgotten.insert(project.to_string(), Instant::now());
+    }
+
+    /// Forgets every project's listing (notifications were missed).
+    pub fn clear(&self) {
+        let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
+        *m = Maps::default();
     }
 }
 
@@ -104,12 +160,35 @@ mod tests {
         };
         l.seen("p", Instant::now(), wall, &[server]);
         tokio::time::advance(Duration::from_secs(20)).await;
-        let (since, servers) = l.recent("p", Duration::from_secs(30)).expect("recent");
-        assert_eq!(since, wall - CLOCK_MARGIN);
-        assert_eq!(servers[0].age, Duration::from_secs(30));
+        let r = l.recent("p", Duration::from_secs(30)).expect("recent");
+        assert_eq!(r.since, wall - CLOCK_MARGIN);
+        assert_eq!(r.servers[0].age, Duration::from_secs(30));
         assert!(l.recent("p", Duration::from_secs(20)).is_none());
         assert!(l.recent("other", Duration::from_secs(30)).is_none());
+        let asked = Instant::now();
+        l.confirmed("p", asked);
+        let r = l.recent("p", Duration::from_secs(30)).expect("recent");
+        assert_eq!(
+            (r.confirmed, r.servers[0].age),
+            (asked, Duration::from_secs(30))
+        );
         l.forget("p");
+        assert!(l.recent("p", Duration::from_secs(30)).is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_listing_asked_before_a_change_was_told_is_not_kept() {
+        let l = Listings::default();
+        let wall = OffsetDateTime::now_utc();
+        let asked = Instant::now();
+        tokio::time::advance(Duration::from_millis(5)).await;
+        l.forget("p"); // a notification while the listing was being answered
+        l.seen("p", asked, wall, &[]);
+        assert!(l.recent("p", Duration::from_secs(30)).is_none());
+        tokio::time::advance(Duration::from_millis(5)).await;
+        l.seen("p", Instant::now(), wall, &[]);
+        assert!(l.recent("p", Duration::from_secs(30)).is_some());
+        l.clear();
         assert!(l.recent("p", Duration::from_secs(30)).is_none());
     }
 }

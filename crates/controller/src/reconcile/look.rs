@@ -249,13 +249,15 @@ impl Ctx<'_> {
 
     /// The project's last full listing (`super::listings`), unclaimed, when it is recent,
     /// holds every server the store recorded for `group`, and the cloud says no server of
-    /// the project changed since: one brief request instead of a detailed listing.
+    /// the project changed since: one brief request instead of a detailed listing, none
+    /// while Nova's notifications have been heard throughout.
     async fn unchanged(&self, group: &[store::Observed]) -> Option<Vec<Server>> {
         let project = self.project;
         if self.full_listing_every.is_zero() {
             return None;
         }
-        let (since, list) = self.listings.recent(project, self.full_listing_every)?;
+        let recent = self.listings.recent(project, self.full_listing_every)?;
+        let list = recent.servers;
         let recorded = group.iter().flat_map(|o| o.servers.iter());
         if !recorded
             .into_iter()
@@ -263,8 +265,21 @@ impl Ctx<'_> {
         {
             return None;
         }
-        match self.call(self.cloud().changed_since(project, since)).await {
-            Ok(Some(false)) => Some(list),
+        // Every change since the listing was current would have been told by the bus (and
+        // forgotten it).
+        if self.notices.trusted_since(recent.confirmed) {
+            return Some(list);
+        }
+        let asked = Instant::now();
+        match self
+            .call(self.cloud().changed_since(project, recent.since))
+            .await
+        {
+            Ok(Some(false)) => {
+                // Current as of the question: a bus heard since then tells what follows.
+                self.listings.confirmed(project, asked);
+                Some(list)
+            }
             Ok(_) => None,
             Err(e) => {
                 tracing::debug!(controller = "launch", project, error = %e, "asking for changes failed; listing in full");

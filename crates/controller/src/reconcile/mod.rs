@@ -116,6 +116,8 @@ pub struct Reconciler {
     pub listings: Arc<listings::Listings>,
     /// The longest a project goes without a full server listing (zero: every look).
     pub full_listing_every: Duration,
+    /// What Nova's notifications say, when the bus is configured (else never trusted).
+    pub notices: Arc<crate::notices::Notices>,
 }
 
 /// A random sealing key, for reconcilers made with [`Reconciler::new`] (a controller uses
@@ -167,6 +169,7 @@ impl Reconciler {
             told: Arc::default(),
             listings: Arc::default(),
             full_listing_every: listings::FULL_AT_LEAST,
+            notices: Arc::default(),
         }
     }
 
@@ -205,6 +208,7 @@ impl Reconciler {
             told: &self.told,
             listings: &self.listings,
             full_listing_every: self.full_listing_every,
+            notices: &self.notices,
         }
     }
 

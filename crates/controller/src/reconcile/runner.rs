@@ -11,6 +11,9 @@
 //! intervals), as a safety net for what changes in the cloud unseen (a server deleted by
 //! hand): for an idle kluster, one server listing of its project each time.
 //!
+//! When the cloud's notification bus is read (`crate::notices`), a kluster's server
+//! deleted, failed or come up wakes its project the same way, with its listing forgotten.
+//!
 //! A project whose pass is still going is not started twice; a change or a due kluster that
 //! arrives meanwhile passes it again when it finishes. A kluster deleted meanwhile (that
 //! pass saw it before) has its known nodes deleted at once ([`Reconciler::send_early_deletes`]).
@@ -19,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
 
 use super::next::{Key, Queue};
@@ -144,6 +147,7 @@ impl Reconciler {
         let mut passing: HashMap<String, HashSet<String>> = HashMap::new();
         let mut senders = EarlyDeleteTasks::default();
         let mut changes = self.store.kluster_changes();
+        let mut told = self.notices.subscribe();
         let holder = lease::holder_name();
         let ttl = self.lease_ttl.max(Duration::from_secs(1));
         let mut renewed = Instant::now() - ttl;
@@ -267,6 +271,34 @@ impl Reconciler {
                     }
                 }
                 _ = senders.next() => {}
+                notice = told.recv() => {
+                    match notice {
+                        Ok(first) => {
+                            // A kluster's server changed in the cloud: its project's
+                            // listing is stale, and the project is looked at now.
+                            self.listings.forget(&first);
+                            woken.insert(first);
+                            loop {
+                                match told.try_recv() {
+                                    Ok(next) => {
+                                        self.listings.forget(&next);
+                                        woken.insert(next);
+                                    }
+                                    Err(TryRecvError::Lagged(_)) => {
+                                        self.listings.clear();
+                                        full_at = Instant::now();
+                                    }
+                                    Err(_) => break,
+                                }
+                            }
+                        }
+                        Err(RecvError::Lagged(_)) => {
+                            self.listings.clear();
+                            full_at = Instant::now();
+                        }
+                        Err(RecvError::Closed) => told = self.notices.subscribe(),
+                    }
+                }
                 change = changes.recv() => {
                     match change {
                         Ok(first) => {

@@ -6,6 +6,9 @@
 //! - nova-api killed (-9) right after the controller's first create and started again →
 //!   the pool reaches its size (3), never more servers than that, and stays at it;
 //! - RabbitMQ restarted → a scale-up still ends in ACTIVE servers, the controller ready;
+//! - nova-api stopped (SIGSTOP: it accepts connections and never answers) → the
+//!   controller's calls are given up after their timeout, its API answers meanwhile, and
+//!   the pool reaches its size once Nova answers again (`hang.rs`);
 //! - a flavor no host can place (`capacity.rs`) → Nova's "No valid host" on the timeline,
 //!   one server per try, waits that grow between tries, nothing announced as created;
 //! - Nova behind nginx's `limit_req` (429 with Retry-After, a region of its own:
@@ -24,6 +27,8 @@
 //! - an image or a network the cloud lacks → 422 naming the field and the cloud's choices
 //!   (`invalid.rs`);
 //! - a static route on the project's router → no pod range may overlap it (`ranges.rs`);
+//! - Nova's notifications read from the test cloud's RabbitMQ, polling all but off
+//!   (`notifications.rs`) → a server deleted by hand is replaced within 5 s;
 //! - a distributed (DVR) and an L3-HA router → their networks shown, a kluster placed
 //!   behind each (`routers.rs`).
 //!
@@ -33,8 +38,10 @@
 mod capacity;
 mod ccm_made;
 mod debris;
+mod hang;
 mod invalid;
 mod lookalikes;
+mod notifications;
 mod project;
 mod ranges;
 mod rate_limit;
@@ -44,7 +51,9 @@ mod tls;
 
 use std::time::Duration;
 
-use crate::common::openstack::{cloud_env, env, openstack, start, until, Direct, ONE_AT_A_TIME};
+use crate::common::openstack::{
+    cloud_env, env, openstack, start_tuned, until, Direct, ONE_AT_A_TIME,
+};
 use project::{Project, KLUSTERS};
 use serde_json::{json, Value};
 use tokio::time::Instant;
@@ -77,6 +86,17 @@ impl Fixture {
         Some(Self::with(tag, one, &auth_url, env("REGION").unwrap_or_default()).await)
     }
 
+    /// [`Fixture::new`] with the controller's configuration changed by `tune`.
+    async fn tuned(
+        tag: &str,
+        tune: impl FnOnce(&mut controller::run::ControllerConfig),
+    ) -> Option<Fixture> {
+        let auth_url = cloud_env()?;
+        let one = ONE_AT_A_TIME.lock().await;
+        let region = env("REGION").unwrap_or_default();
+        Some(Self::with_tuned(tag, one, &auth_url, region, tune).await)
+    }
+
     /// [`Fixture::new`] once the lock is held (`one`), with the controller in `region`.
     async fn with(
         tag: &str,
@@ -84,9 +104,21 @@ impl Fixture {
         auth_url: &str,
         region: String,
     ) -> Fixture {
+        Self::with_tuned(tag, one, auth_url, region, |_| {}).await
+    }
+
+    /// [`Fixture::with`], the controller's configuration changed by `tune`.
+    async fn with_tuned(
+        tag: &str,
+        one: tokio::sync::MutexGuard<'static, ()>,
+        auth_url: &str,
+        region: String,
+        tune: impl FnOnce(&mut controller::run::ControllerConfig),
+    ) -> Fixture {
         let auth_url = auth_url.to_string();
         let password = service_password();
-        let running = start(&auth_url, openstack(&auth_url, &password, &region), tag).await;
+        let cloud = openstack(&auth_url, &password, &region);
+        let running = start_tuned(&auth_url, cloud, tag, tune).await;
         let tok = crate::common::demo_token(&auth_url, "alice", PROJECT).await;
         let tok = tok.expose().to_string();
         let admin = keystone::Client::new(&auth_url)
@@ -183,6 +215,21 @@ impl Fixture {
         let uid = k["metadata"]["uid"].as_str().unwrap_or_default();
         assert!(!uid.is_empty(), "{name} has a uid: {k}");
         uid.to_string()
+    }
+
+    /// The sum of the samples of metric `name` on `/metrics` whose line contains `with`.
+    async fn metric(&self, name: &str, with: &str) -> f64 {
+        use tower::ServiceExt;
+        let get = axum::http::Request::get("/metrics").body(axum::body::Body::empty());
+        let res = self.app().clone().oneshot(get.unwrap()).await.unwrap();
+        let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter(|l| l.starts_with(name) && l.contains(with))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
     }
 
     /// The kluster's events.

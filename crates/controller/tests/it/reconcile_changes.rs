@@ -1,6 +1,7 @@
 //! An idle project's look asks the cloud only whether a server changed since its last full
 //! listing (`reconcile::listings`), and lists in full when one did: a server deleted behind
-//! the controller's back is replaced all the same.
+//! the controller's back is replaced all the same. While Nova's notifications are heard
+//! (`controller::notices`), it asks nothing between full listings.
 
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
@@ -98,4 +99,42 @@ async fn a_listing_is_not_reused_when_it_lacks_a_recorded_server_or_after_a_crea
     assert_eq!(cloud.creates_asked(), 1);
     rec.pass().await.unwrap();
     assert_eq!(cloud.server_listings.load(SeqCst), 3);
+}
+
+#[tokio::test]
+async fn while_novas_notifications_are_heard_an_idle_project_asks_nothing() {
+    let w = world("changes-bus").await;
+    w.up("k", &[("a", 1)]).await;
+    let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
+    *cloud.changed.lock().unwrap() = Some(false);
+    let rec = reconciler(&w.store, cloud.clone());
+    rec.notices.connected_now();
+    rec.notices.heard(None);
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.server_listings.load(SeqCst), 1);
+    rec.pass().await.unwrap();
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.server_listings.load(SeqCst), 1, "the listing reused");
+    assert_eq!(
+        cloud.change_asks.load(SeqCst),
+        0,
+        "nothing asked while heard"
+    );
+    // The bus breaks: the question is asked again, and once more when it is back (it may
+    // have missed a change); the cloud's "nothing changed" then makes the listing current,
+    // and the bus is trusted from there.
+    rec.notices.disconnected();
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.change_asks.load(SeqCst), 1);
+    rec.notices.connected_now();
+    rec.notices.heard(None);
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.change_asks.load(SeqCst), 2);
+    rec.pass().await.unwrap();
+    assert_eq!(
+        cloud.change_asks.load(SeqCst),
+        2,
+        "trusted after the answer"
+    );
+    assert_eq!(cloud.server_listings.load(SeqCst), 1);
 }

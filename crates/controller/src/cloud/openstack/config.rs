@@ -95,6 +95,8 @@ pub struct OpenStackConfig {
     /// A PEM file of CA certificates to trust beside the built-in and system ones (a
     /// private cloud's own CA), for Keystone and every service.
     pub ca_file: Option<std::path::PathBuf>,
+    /// The cloud's message bus carrying Nova's notifications (`None`: poll only).
+    pub notifications: Option<crate::notices::NoticeConfig>,
 }
 
 impl OpenStackConfig {
@@ -126,6 +128,7 @@ impl OpenStackConfig {
             kluster_user_domain: String::new(),
             kluster_user_roles: vec!["member".into()],
             ca_file: None,
+            notifications: None,
         }
     }
 
@@ -199,6 +202,7 @@ impl std::fmt::Debug for OpenStackConfig {
             .field("security_group", &self.security_group)
             .field("kluster_user_domain", &self.kluster_user_domain)
             .field("kluster_user_roles", &self.kluster_user_roles)
+            .field("notifications", &self.notifications)
             .finish()
     }
 }

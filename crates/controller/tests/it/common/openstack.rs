@@ -37,6 +37,16 @@ pub fn openstack(auth_url: &str, password: &str, region: &str) -> CloudChoice {
 
 /// A controller on the real cloud, its store in a fresh temporary directory.
 pub async fn start(auth_url: &str, cloud: CloudChoice, tag: &str) -> controller::run::Running {
+    start_tuned(auth_url, cloud, tag, |_| {}).await
+}
+
+/// [`start`], its configuration changed by `tune` last.
+pub async fn start_tuned(
+    auth_url: &str,
+    cloud: CloudChoice,
+    tag: &str,
+    tune: impl FnOnce(&mut controller::run::ControllerConfig),
+) -> controller::run::Running {
     let dir = std::env::temp_dir().join(format!("mc-os-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
@@ -48,6 +58,7 @@ pub async fn start(auth_url: &str, cloud: CloudChoice, tag: &str) -> controller:
     // A pool whose servers fail waits 3 s, doubling up to 12 s (30 s to 5 min in use).
     config.tuning.timing.create_retry = Duration::from_secs(3);
     config.tuning.timing.create_retry_cap = Duration::from_secs(12);
+    tune(&mut config);
     controller::run::start(config, std::future::pending())
         .await
         .expect("controller starts")

@@ -13,7 +13,7 @@ use crate::common::openstack::*;
 
 /// The test cloud's state dir (`MC_TEST_OS_HOME`, else `.state/openstack-test`), or why
 /// the test that restarts a service is skipped.
-fn os_home() -> Option<PathBuf> {
+pub(super) fn os_home() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let home = env("HOME")
         .map(PathBuf::from)

@@ -114,7 +114,7 @@ impl Cloud for MeteredCloud {
         &'a self,
         project: &'a str,
         since: time::OffsetDateTime,
-    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Option<Vec<String>>, CloudError>> {
         timed(
             &self.metrics,
             "list_changes",

@@ -63,6 +63,9 @@ pub use types::{
 };
 pub use user::KlusterUser;
 
+/// Most changed servers [`Cloud::changed_since`] names; a look takes that many as "more".
+pub const CHANGES_AT_MOST: usize = 20;
+
 /// What the controller needs from a cloud.
 pub trait Cloud: Send + Sync + std::fmt::Debug {
     /// Where node health comes from with this cloud; the default: its server listing.
@@ -127,15 +130,16 @@ pub trait Cloud: Send + Sync + std::fmt::Debug {
         })
     }
 
-    /// Whether any server of the project changed (was made, changed status, was deleted)
-    /// since `since`: Nova's brief `GET /servers?changes-since=…`, which lists deleted
-    /// servers too and asks Neutron nothing. `None` (the default): the cloud cannot tell,
-    /// so every look lists in full.
+    /// The ids of the project's servers that changed (were made, changed status, were
+    /// deleted) since `since`, at most [`CHANGES_AT_MOST`] (that many: there may be more):
+    /// Nova's brief `GET /servers?changes-since=…`, which lists deleted servers too and asks
+    /// Neutron nothing. `None` (the default): the cloud cannot tell, so every look lists in
+    /// full.
     fn changed_since<'a>(
         &'a self,
         project: &'a str,
         since: time::OffsetDateTime,
-    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Option<Vec<String>>, CloudError>> {
         let _ = (project, since);
         Box::pin(async { Ok(None) })
     }

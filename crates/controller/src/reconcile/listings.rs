@@ -3,11 +3,13 @@
 //! Nova request, no Neutron behind it) instead of listing every server in detail. The
 //! listing is taken again when the answer is yes, when the cloud cannot tell, and at least
 //! every [`FULL_AT_LEAST`] (`controller_full_listing_seconds`) as a safety net (a change the question missed: a clock of
-//! Nova's more than [`CLOCK_MARGIN`] behind this one). While Nova's notifications are
+//! Nova's more than [`CLOCK_MARGIN`] behind this one). A server a listing showed and a
+//! later one lacks is gone ([`Listings::gone`]): Nova names it as changed once more when it
+//! cleans it up, minutes after its delete, which is no change to list in full for. While Nova's notifications are
 //! heard (`crate::notices`) the question is not asked at all: a notice forgets the
 //! listing, and a listing asked before a notice is not kept.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -65,6 +67,35 @@ struct Maps {
     /// When each project's listing was last forgotten: a listing asked before that is
     /// not kept (a change was told while it was being answered).
     forgotten: HashMap<String, Instant>,
+    /// The servers each project's listings showed, and those they no longer show.
+    known: HashMap<String, Known>,
+}
+
+/// Most gone servers remembered per project.
+const GONE_KEPT: usize = 256;
+
+/// A project's servers as its full listings showed them.
+#[derive(Debug, Default)]
+struct Known {
+    /// The ids in the last full listing.
+    last: HashSet<String>,
+    /// Ids a listing showed and a later one did not (deleted), oldest first.
+    gone: VecDeque<String>,
+}
+
+impl Known {
+    /// Takes the ids of a new full listing.
+    fn listed(&mut self, servers: &[Server]) {
+        let now: HashSet<String> = servers.iter().map(|s| s.id.clone()).collect();
+        self.gone.retain(|id| !now.contains(id));
+        for id in self.last.difference(&now) {
+            if self.gone.len() >= GONE_KEPT {
+                self.gone.pop_front();
+            }
+            self.gone.push_back(id.clone());
+        }
+        self.last = now;
+    }
 }
 
 impl Listings {
@@ -78,6 +109,13 @@ impl Listings {
             servers: servers.to_vec(),
         };
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
+        if m.known.len() >= MAX_FORGOTTEN && !m.known.contains_key(project) {
+            m.known.clear();
+        }
+        m.known
+            .entry(project.to_string())
+            .or_default()
+            .listed(servers);
         if let Some(&forgotten) = m.forgotten.get(project) {
             if forgotten >= at {
                 return;
@@ -112,6 +150,15 @@ impl Listings {
         })
     }
 
+    /// Whether server `id` of `project` was in a full listing and a later one lacked it
+    /// (it was deleted: Nova names deleted servers as changed when it cleans them up).
+    pub fn gone(&self, project: &str, id: &str) -> bool {
+        let m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
+        m.known
+            .get(project)
+            .is_some_and(|k| k.gone.iter().any(|g| g == id))
+    }
+
     /// The cloud said, when asked at `asked`, that none of the project's servers changed
     /// since its listing: the listing is as good as one taken then.
     pub fn confirmed(&self, project: &str, asked: Instant) {
@@ -127,7 +174,8 @@ impl Listings {
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
         m.listings.remove(project);
         if m.forgotten.len() >= MAX_FORGOTTEN {
-            *m = Maps::default();
+            m.listings.clear();
+            m.forgotten.clear();
         }
         m.forgotten.insert(project.to_string(), Instant::now());
     }
@@ -135,7 +183,11 @@ impl Listings {
     /// Forgets every project's listing (notifications were missed).
     pub fn clear(&self) {
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
-        *m = Maps::default();
+        let known = std::mem::take(&mut m.known);
+        *m = Maps {
+            known,
+            ..Maps::default()
+        };
     }
 }
 
@@ -174,6 +226,30 @@ mod tests {
         );
         l.forget("p");
         assert!(l.recent("p", Duration::from_secs(30)).is_none());
+    }
+
+    #[test]
+    fn a_server_a_later_listing_lacks_is_gone_until_it_shows_again() {
+        let l = Listings::default();
+        let wall = OffsetDateTime::now_utc();
+        let s = |id: &str| Server {
+            id: id.into(),
+            name: String::new(),
+            kluster: "k".into(),
+            uid: None,
+            status: ServerStatus::Active,
+            node: None,
+            age: Duration::ZERO,
+            fault: None,
+        };
+        l.seen("p", Instant::now(), wall, &[s("a"), s("b")]);
+        assert!(!l.gone("p", "a"));
+        l.forget("p"); // what is known of the servers outlives a forgotten listing
+        l.seen("p", Instant::now(), wall, &[s("b")]);
+        assert!(l.gone("p", "a"));
+        assert!(!l.gone("p", "b") && !l.gone("p", "never-listed") && !l.gone("q", "a"));
+        l.seen("p", Instant::now(), wall, &[s("a"), s("b")]);
+        assert!(!l.gone("p", "a"), "listed again");
     }
 
     #[tokio::test(start_paused = true)]

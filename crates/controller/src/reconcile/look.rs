@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::context::{Ctx, Seen};
 use super::{claim, launch};
-use crate::cloud::{CloudError, PodRange, Resource, Server, ServerStatus};
+use crate::cloud::{CloudError, PodRange, Resource, Server, ServerStatus, CHANGES_AT_MOST};
 use crate::store;
 
 impl Ctx<'_> {
@@ -271,11 +271,19 @@ impl Ctx<'_> {
             return Some(list);
         }
         let asked = Instant::now();
-        match self
+        let changed = self
             .call(self.cloud().changed_since(project, recent.since))
-            .await
-        {
-            Ok(Some(false)) => {
+            .await;
+        // What changed counts unless it is a server deleted already: gone from the listings,
+        // it is named again when Nova cleans it up, minutes later.
+        let relevant = |ids: &[String]| {
+            ids.len() >= CHANGES_AT_MOST
+                || ids
+                    .iter()
+                    .any(|id| list.iter().any(|s| &s.id == id) || !self.listings.gone(project, id))
+        };
+        match changed {
+            Ok(Some(ids)) if !relevant(&ids) => {
                 // Current as of the question: a bus heard since then tells what follows.
                 self.listings.confirmed(project, asked);
                 Some(list)

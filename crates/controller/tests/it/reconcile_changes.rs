@@ -15,7 +15,7 @@ async fn an_idle_project_asks_what_changed_and_lists_in_full_only_on_a_change() 
     let w = world("changes").await;
     w.up("k", &[("a", 2)]).await;
     let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
-    *cloud.changed.lock().unwrap() = Some(false);
+    *cloud.changed.lock().unwrap() = Some(vec![]);
     let rec = reconciler(&w.store, cloud.clone());
     // Nothing listed yet: the first look lists in full.
     rec.pass().await.unwrap();
@@ -39,15 +39,41 @@ async fn an_idle_project_asks_what_changed_and_lists_in_full_only_on_a_change() 
         .find(|s| s.kluster == "k")
         .expect("a server of k");
     w.sim.delete_server(P, &gone.id).await.unwrap();
-    *cloud.changed.lock().unwrap() = Some(true);
+    *cloud.changed.lock().unwrap() = Some(vec![gone.id.clone()]);
     rec.pass().await.unwrap();
     assert_eq!(cloud.server_listings.load(SeqCst), 2);
     assert_eq!(cloud.creates_asked(), 1, "the deleted server replaced");
+    // Once its teardown is over, a listing lacks it (a cloud that cannot tell lists in full).
+    w.sim.clock().advance(TEARDOWN * 2);
+    *cloud.changed.lock().unwrap() = None;
+    rec.pass().await.unwrap();
+    let listed = cloud.server_listings.load(SeqCst);
+    // Nova names the deleted server again (it cleans deleted servers up minutes later):
+    // gone from the listings already, it is no change.
+    *cloud.changed.lock().unwrap() = Some(vec![gone.id.clone()]);
+    rec.pass().await.unwrap();
+    assert_eq!(
+        cloud.server_listings.load(SeqCst),
+        listed,
+        "a gone server's change"
+    );
+    // A server the listing has, or one it never had, is a change.
+    let kept = w.sim.servers(P).await.unwrap();
+    let kept = kept
+        .iter()
+        .find(|s| s.kluster == "k")
+        .expect("a server of k");
+    *cloud.changed.lock().unwrap() = Some(vec![gone.id.clone(), kept.id.clone()]);
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.server_listings.load(SeqCst), listed + 1);
+    *cloud.changed.lock().unwrap() = Some(vec!["a-stranger".into()]);
+    rec.pass().await.unwrap();
+    assert_eq!(cloud.server_listings.load(SeqCst), listed + 2);
     // A cloud that cannot tell is listed in full at every look.
     *cloud.changed.lock().unwrap() = None;
     rec.pass().await.unwrap();
     rec.pass().await.unwrap();
-    assert_eq!(cloud.server_listings.load(SeqCst), 4);
+    assert_eq!(cloud.server_listings.load(SeqCst), listed + 4);
     let now = w.sim.servers(P).await.unwrap();
     let up = now
         .iter()
@@ -60,7 +86,7 @@ async fn a_listing_is_not_reused_when_it_lacks_a_recorded_server_or_after_a_crea
     let w = world("changes-recorded").await;
     w.up("k", &[("a", 1)]).await;
     let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
-    *cloud.changed.lock().unwrap() = Some(false);
+    *cloud.changed.lock().unwrap() = Some(vec![]);
     let rec = reconciler(&w.store, cloud.clone());
     rec.pass().await.unwrap();
     assert_eq!(cloud.server_listings.load(SeqCst), 1);
@@ -106,7 +132,7 @@ async fn while_novas_notifications_are_heard_an_idle_project_asks_nothing() {
     let w = world("changes-bus").await;
     w.up("k", &[("a", 1)]).await;
     let cloud = Arc::new(Dying::new(w.sim.clone(), usize::MAX));
-    *cloud.changed.lock().unwrap() = Some(false);
+    *cloud.changed.lock().unwrap() = Some(vec![]);
     let rec = reconciler(&w.store, cloud.clone());
     rec.notices.connected_now();
     rec.notices.heard(None);

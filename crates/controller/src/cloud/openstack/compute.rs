@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use super::catalog::Service;
 use super::http::{Api, Query};
 use crate::cloud::owner::UID_KEY;
-use crate::cloud::{CloudError, Quota, Server, ServerBrief, ServerStatus, Usage};
+use crate::cloud::{CloudError, Quota, Server, ServerBrief, ServerStatus, Usage, CHANGES_AT_MOST};
 
 /// Server metadata key naming the kluster a server belongs to.
 pub const KLUSTER_KEY: &str = "kluster";
@@ -297,27 +297,33 @@ impl Api {
         .await
     }
 
-    /// Whether a server of the project changed since `since` (`GET
-    /// /servers?changes-since=…&limit=1`, brief: deleted servers are listed too).
+    /// The ids of the project's servers changed since `since`, at most
+    /// [`CHANGES_AT_MOST`] (`GET /servers?changes-since=…&limit=…`, brief: deleted servers
+    /// are listed too).
     pub(super) async fn changed_since(
         &self,
         project: &str,
         since: OffsetDateTime,
-    ) -> Result<bool, CloudError> {
+    ) -> Result<Vec<String>, CloudError> {
+        #[derive(Deserialize)]
+        struct Brief {
+            id: String,
+        }
         #[derive(Deserialize)]
         struct Body {
-            servers: Vec<serde_json::Value>,
+            servers: Vec<Brief>,
         }
         let since = since
             .replace_nanosecond(0)
             .unwrap_or(since)
             .format(&time::format_description::well_known::Rfc3339)
             .map_err(|e| CloudError::new(format!("a time this provider cannot write: {e}")))?;
-        let query = q(&[("changes-since", &since), ("limit", "1")]);
+        let limit = CHANGES_AT_MOST.to_string();
+        let query = q(&[("changes-since", &since), ("limit", &limit)]);
         let body: Body = self
             .get(project, Service::Compute, "servers", &query)
             .await?;
-        Ok(!body.servers.is_empty())
+        Ok(body.servers.into_iter().map(|s| s.id).collect())
     }
 
     /// The servers carrying kluster uid `uid`, by id and name: `GET

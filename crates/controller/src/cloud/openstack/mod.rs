@@ -198,7 +198,7 @@ impl Cloud for OpenStackCloud {
         &'a self,
         project: &'a str,
         since: OffsetDateTime,
-    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Option<Vec<String>>, CloudError>> {
         Box::pin(async move { self.api.changed_since(project, since).await.map(Some) })
     }
 

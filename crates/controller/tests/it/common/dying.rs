@@ -36,7 +36,7 @@ pub struct Dying {
     pub id_listings: AtomicUsize,
     /// What it answers when asked whether a server changed (`None`: it cannot tell, as
     /// the simulator).
-    pub changed: std::sync::Mutex<Option<bool>>,
+    pub changed: std::sync::Mutex<Option<Vec<String>>>,
     /// Such questions asked.
     pub change_asks: AtomicUsize,
 }
@@ -112,9 +112,9 @@ impl Cloud for Dying {
         &'a self,
         _p: &'a str,
         _since: time::OffsetDateTime,
-    ) -> BoxFuture<'a, Result<Option<bool>, CloudError>> {
+    ) -> BoxFuture<'a, Result<Option<Vec<String>>, CloudError>> {
         self.change_asks.fetch_add(1, Ordering::SeqCst);
-        let answer = *self.changed.lock().unwrap();
+        let answer = self.changed.lock().unwrap().clone();
         Box::pin(async move { Ok(answer) })
     }
     fn kluster_servers_brief<'a>(

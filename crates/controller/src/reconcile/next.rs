@@ -30,6 +30,11 @@ pub struct Next {
     /// The cloud refused or did not answer: again after a delay that doubles with each
     /// pass in a row that backs off (and was not `soon`).
     pub backoff: bool,
+    /// With `soon`: what the kluster waits for is only servers booting, looked at one
+    /// poll interval apart from the start (a look then lists the servers in full, and
+    /// looking four times a second slowed the boots themselves: Nova and Neutron answer
+    /// the listings while they boot).
+    pub boot: bool,
 }
 
 impl Next {
@@ -42,6 +47,15 @@ impl Next {
     pub fn soon() -> Next {
         Next {
             soon: true,
+            ..Next::default()
+        }
+    }
+
+    /// Again after one poll interval, servers being booted ([`Next::boot`]).
+    pub fn booting() -> Next {
+        Next {
+            soon: true,
+            boot: true,
             ..Next::default()
         }
     }
@@ -69,8 +83,11 @@ impl Next {
 
     /// Both wishes: whichever comes first.
     pub fn and(self, other: Next) -> Next {
+        let boots = |n: &Next| !n.soon || n.boot;
+        let soon = self.soon || other.soon;
         Next {
-            soon: self.soon || other.soon,
+            soon,
+            boot: soon && boots(&self) && boots(&other),
             at: match (self.at, other.at) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -93,6 +110,7 @@ impl Next {
             // A quarter interval for the first SOON_QUARTERS looks (a Nova boot or delete
             // takes a few seconds), half for as many again, then one interval.
             let quarters = match streak.soons {
+                _ if self.boot => 4,
                 n if n <= SOON_QUARTERS => 1,
                 n if n <= 2 * SOON_QUARTERS => 2,
                 _ => 4,
@@ -270,6 +288,21 @@ mod tests {
         let quarter = [25; SOON_QUARTERS as usize];
         let half = [50; SOON_QUARTERS as usize];
         assert_eq!(waits, [&quarter[..], &half[..], &[100, 100]].concat());
+    }
+
+    #[test]
+    fn servers_only_booting_are_looked_at_every_interval_unless_another_wish_is_quick() {
+        let now = Instant::now();
+        let first = Next::booting().due(now, POLL, CAP, Streak::default());
+        assert_eq!(first.at, Some(now + POLL));
+        let both = Next::booting().and(Next::soon());
+        assert!(both.soon && !both.boot);
+        assert_eq!(
+            both.due(now, POLL, CAP, Streak::default()).at,
+            Some(now + POLL / 4)
+        );
+        let at = Next::booting().and(Next::after(Duration::from_secs(60)));
+        assert!(at.soon && at.boot, "a deadline does not make it quick");
     }
 
     #[test]

@@ -168,7 +168,10 @@ pub async fn reconcile(
     // Refused: again after a growing delay, unless something else is still on its way;
     // a pool waiting after failures: again at its time.
     let busy = out.created > 0 || out.deleted > 0 || super::plan::in_progress(&pools, &mine);
+    // Only booting (nothing going, nothing deleted now): one interval apart.
+    let going = out.deleted > 0 || mine.iter().any(|s| s.status == ServerStatus::Deleting);
     out.next = match (busy || repaired, out.refused > 0) {
+        (true, _) if !going && !repaired => Next::booting(),
         (true, _) => Next::soon(),
         (false, true) => Next::backoff(),
         (false, false) => Next::change(),

@@ -5,9 +5,9 @@
 //! every [`FULL_AT_LEAST`] (`controller_full_listing_seconds`) as a safety net (a change the question missed: a clock of
 //! Nova's more than [`CLOCK_MARGIN`] behind this one). A server a listing showed and a
 //! later one lacks is gone ([`Listings::gone`]): Nova names it as changed once more when it
-//! cleans it up, minutes after its delete, which is no change to list in full for. While Nova's notifications are
-//! heard (`crate::notices`) the question is not asked at all: a notice forgets the
-//! listing, and a listing asked before a notice is not kept.
+//! cleans it up, minutes after its delete, which is no change to list in full for. While
+//! Nova's notifications are heard (`crate::notices`) the question is not asked at all: a
+//! notice forgets the listing, and a listing asked before a notice is not kept.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
@@ -37,15 +37,14 @@ struct Listing {
     servers: Vec<Server>,
 }
 
-/// Most projects whose listing was forgotten while one may have been under way
-/// ([`Listings::forget`]); past it every listing is forgotten at once.
-const MAX_FORGOTTEN: usize = 10_000;
+/// Most projects remembered as forgotten while a listing may have been under way
+/// ([`Listings::forget`]), and most projects whose servers are known ([`Listings::gone`]);
+/// past it that map starts afresh (every listing is then forgotten, or asked in full).
+const MAX_PROJECTS: usize = 10_000;
 
 /// A recent listing ([`Listings::recent`]).
 #[derive(Debug)]
 pub struct Recent {
-    /// When it was asked, on this clock.
-    pub at: Instant,
     /// The latest time it was known to be current: when it was asked, or when the cloud
     /// last said nothing changed since ([`Listings::confirmed`]).
     pub confirmed: Instant,
@@ -109,7 +108,7 @@ impl Listings {
             servers: servers.to_vec(),
         };
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
-        if m.known.len() >= MAX_FORGOTTEN && !m.known.contains_key(project) {
+        if m.known.len() >= MAX_PROJECTS && !m.known.contains_key(project) {
             m.known.clear();
         }
         m.known
@@ -143,7 +142,6 @@ impl Listings {
             })
             .collect();
         Some(Recent {
-            at: l.at,
             confirmed: l.confirmed,
             since: l.wall - CLOCK_MARGIN,
             servers,
@@ -173,7 +171,7 @@ impl Listings {
     pub fn forget(&self, project: &str) {
         let mut m = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
         m.listings.remove(project);
-        if m.forgotten.len() >= MAX_FORGOTTEN {
+        if m.forgotten.len() >= MAX_PROJECTS {
             m.listings.clear();
             m.forgotten.clear();
         }

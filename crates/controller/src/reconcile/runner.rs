@@ -272,31 +272,30 @@ impl Reconciler {
                 }
                 _ = senders.next() => {}
                 notice = told.recv() => {
-                    match notice {
-                        Ok(first) => {
-                            // A kluster's server changed in the cloud: its project's
-                            // listing is stale, and the project is looked at now.
-                            self.listings.forget(&first);
-                            woken.insert(first);
-                            loop {
-                                match told.try_recv() {
-                                    Ok(next) => {
-                                        self.listings.forget(&next);
-                                        woken.insert(next);
-                                    }
-                                    Err(TryRecvError::Lagged(_)) => {
-                                        self.listings.clear();
-                                        full_at = Instant::now();
-                                    }
-                                    Err(_) => break,
-                                }
+                    // A kluster's server changed in the cloud: its project's listing is
+                    // stale, and the project is looked at now. Missed notices (a lagging
+                    // receiver): every listing forgotten, everything passed.
+                    let mut notice = notice.map_err(|e| matches!(e, RecvError::Lagged(_)));
+                    loop {
+                        match notice {
+                            Ok(project) => {
+                                self.listings.forget(&project);
+                                woken.insert(project);
+                            }
+                            Err(true) => {
+                                self.listings.clear();
+                                full_at = Instant::now();
+                            }
+                            Err(false) => {
+                                told = self.notices.subscribe();
+                                break;
                             }
                         }
-                        Err(RecvError::Lagged(_)) => {
-                            self.listings.clear();
-                            full_at = Instant::now();
-                        }
-                        Err(RecvError::Closed) => told = self.notices.subscribe(),
+                        notice = match told.try_recv() {
+                            Ok(project) => Ok(project),
+                            Err(TryRecvError::Lagged(_)) => Err(true),
+                            Err(_) => break,
+                        };
                     }
                 }
                 change = changes.recv() => {

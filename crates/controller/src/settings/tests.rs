@@ -227,6 +227,34 @@ fn kluster_users_are_off_unless_a_domain_is_set_and_roles_are_a_list() {
 }
 
 #[test]
+fn notifications_are_off_unless_a_bus_url_is_set_and_bad_ones_name_their_key() {
+    let mut s = ControllerSettings {
+        controller_cloud: Some("openstack".into()),
+        ..with_password()
+    };
+    let notices = |s: &ControllerSettings| match resolve(s, place()).map(|r| r.cloud) {
+        Ok(CloudChoice::OpenStack(c)) => c.notifications,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(notices(&s), None);
+    s.controller_openstack_notifications_url = Some(" ".into());
+    assert_eq!(notices(&s), None, "blank is unset");
+    s.controller_openstack_notifications_url = Some("amqp://mc:bus-secret@rabbit:5672/%2F".into());
+    s.controller_openstack_notifications_topic = Some("notifications_v2".into());
+    let n = notices(&s).expect("the bus is read");
+    assert_eq!(n.topic, "notifications_v2");
+    assert!(!format!("{n:?}").contains("bus-secret"));
+    s.controller_openstack_notifications_topic = Some("#".into());
+    let e = resolve(&s, place()).unwrap_err();
+    assert_eq!(e.key, "controller_openstack_notifications_topic");
+    s.controller_openstack_notifications_topic = None;
+    s.controller_openstack_notifications_url = Some("http://mc:bus-secret@rabbit/".into());
+    let e = resolve(&s, place()).unwrap_err();
+    assert_eq!(e.key, "controller_openstack_notifications_url");
+    assert!(!e.to_string().contains("bus-secret"), "{e}");
+}
+
+#[test]
 fn web_urls_are_http_and_lose_their_trailing_slash() {
     assert_eq!(web_url("k", None).unwrap(), "");
     assert_eq!(web_url("k", Some(" ")).unwrap(), "");

@@ -15,6 +15,10 @@ use crate::reconcile::context::Timing;
 /// Nova's words for a server no host could place ("No valid host was found. …").
 const NO_VALID_HOST: &str = "no valid host";
 
+/// Nova's words for a server its conductor's second quota check refused ("Quota exceeded
+/// for instances: …"): several creates at once can all pass the API's check.
+const QUOTA_EXCEEDED: &str = "quota exceeded";
+
 /// What a failed new server of `pool` tells the tenant, given `reason` (from [`reason`];
 /// `said`: the cloud gave a fault). The message names no server and no time, so that
 /// repeats fold into one timeline entry that counts them.
@@ -29,14 +33,18 @@ pub fn failure_message(pool: &NodePool, said: bool, reason: &str) -> String {
 }
 
 /// The cloud's words for a failed server of `pool`, with advice where the failure is one
-/// we know (no host could place it), as the pool's status keeps them.
+/// we know (no host could place it; the quota was used up), as the pool's status keeps them.
 pub fn reason(pool: &NodePool, fault: Option<&str>) -> (String, Option<EventDetail>) {
     let Some(fault) = fault else {
         return ("the cloud gave no reason.".into(), None);
     };
     let fault = fault.trim();
     let stop = if fault.ends_with('.') { "" } else { "." };
-    if !fault.to_lowercase().contains(NO_VALID_HOST) {
+    let lower = fault.to_lowercase();
+    if lower.contains(QUOTA_EXCEEDED) {
+        return (format!("{fault}{stop}"), Some(EventDetail::QuotaExceeded));
+    }
+    if !lower.contains(NO_VALID_HOST) {
         return (format!("{fault}{stop}"), None);
     }
     let zone = match pool.availability_zone.as_str() {
@@ -153,6 +161,14 @@ mod tests {
         let (m, d) = failure(&pool("nova"), Some("Build of instance aborted: disk"));
         assert_eq!(d, None);
         assert!(m.contains("Build of instance aborted: disk") && !m.contains("flavor"));
+        let late = "Quota exceeded for instances: Requested 1, but already used 6 of 6 instances";
+        let (m, d) = failure(&pool("nova"), Some(late));
+        assert_eq!(
+            d,
+            Some(EventDetail::QuotaExceeded),
+            "the dashboard's advice"
+        );
+        assert!(m.contains(late) && !m.contains("flavor m1.huge"), "{m}");
         let (m, d) = failure(&pool("nova"), None);
         assert_eq!(d, None);
         assert!(m.contains("gave no reason"), "{m}");

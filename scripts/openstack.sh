@@ -8,6 +8,7 @@
 # systemd or the system services the packages ship. Run as root (apt, Linux bridge agent).
 #
 # Usage: scripts/openstack.sh install|start|stop|status|env|purge|kill|start-one|restart [NAME]
+#        scripts/openstack.sh seed-load N
 #   install  apt-get the packages that are missing (no service is started: policy-rc.d)
 #   start    install if missing, start Keystone if needed, init + start everything, register
 #            the catalog, seed flavors/image/networks/quotas, write $OS_HOME/openstack.env.
@@ -20,6 +21,8 @@
 #                   (the APIs, MariaDB, RabbitMQ, epmd), a heartbeat newer than its start
 #                   (nova-compute, the Linux bridge agent), else its process runs
 #   restart NAME    stop it (TERM, then KILL after 10 s), then start-one
+#   seed-load N     projects load0 .. load<N-1> for the idle-load benchmark (seed.py load):
+#                   each like demo's, user "loader" as member; prints "name id" lines
 #
 # Tunables (env):
 #   OS_HOME (.state/openstack)   state dir          OS_REGION (RegionOne)
@@ -444,5 +447,7 @@ case "${1:-}" in
   kill) known "${2:-}"; kill_one "$2" ;;
   start-one) known "${2:-}"; start_one "$2" ;;
   restart) known "${2:-}"; stop_one "$2"; start_one "$2" ;;
-  *) echo "usage: $0 install|start|stop|status|env|purge|kill|start-one|restart [NAME]" >&2; exit 2 ;;
+  seed-load) [[ ${2:-} =~ ^[0-9]+$ ]] || fail "seed-load needs a count"; seed_py load "$2" ;;
+  *) echo "usage: $0 install|start|stop|status|env|purge|kill|start-one|restart [NAME]|seed-load N" >&2
+     exit 2 ;;
 esac

@@ -211,36 +211,72 @@ def seed():
     quota = {k: int(v) for k, v in (kv.split("=") for kv in E["OS_QUOTA"].split())}
     for pname, cidr in PROJECT_CIDRS.items():
         pid, P = d[f"KS_{pname.upper()}_PROJECT_ID"], pname.upper()
-        n = find(f"{net}/networks", "networks", T, name=f"{pname}-network", project_id=pid)
-        n = n[0] if n else req("POST", f"{net}/networks", {"network": {"name": f"{pname}-network",
-                               "project_id": pid}}, tok=T)[2]["network"]
-        sn = find(f"{net}/subnets", "subnets", T, network_id=n["id"])
-        sn = sn[0] if sn else req("POST", f"{net}/subnets", {"subnet": {"name": f"{pname}-subnet",
-            "network_id": n["id"], "project_id": pid, "ip_version": 4, "cidr": cidr,
-            "dns_nameservers": []}}, tok=T)[2]["subnet"]
-        r = find(f"{net}/routers", "routers", T, name=f"{pname}-router", project_id=pid)
-        r = r[0] if r else req("POST", f"{net}/routers", {"router": {"name": f"{pname}-router",
-            "project_id": pid, "external_gateway_info": {"network_id": ext["id"]}}}, tok=T)[2]["router"]
-        if not find(f"{net}/ports", "ports", T, device_id=r["id"], network_id=n["id"]):
-            req("PUT", f"{net}/routers/{r['id']}/add_router_interface", {"subnet_id": sn["id"]}, tok=T)
-        # Neutron makes the project's "default" security group when the project first looks.
-        pt = token("alice", "alice-secret", domain="demo", project_id=pid)
-        sgs = find(f"{net}/security-groups", "security_groups", pt, name="default", project_id=pid)
-        req("PUT", f"{nova}/os-quota-sets/{pid}", {"quota_set": quota}, tok=T)
-        env.update({f"MC_TEST_OS_{P}_PROJECT_ID": pid, f"MC_TEST_OS_{P}_NETWORK_ID": n["id"],
-                    f"MC_TEST_OS_{P}_SUBNET_ID": sn["id"], f"MC_TEST_OS_{P}_ROUTER_ID": r["id"],
-                    f"MC_TEST_OS_{P}_SECURITY_GROUP_ID": sgs[0]["id"] if sgs else ""})
+        n, sn, r, sg = project_network(T, pname, pid, cidr, ext["id"], quota,
+                                       token("alice", "alice-secret", domain="demo", project_id=pid))
+        env.update({f"MC_TEST_OS_{P}_PROJECT_ID": pid, f"MC_TEST_OS_{P}_NETWORK_ID": n,
+                    f"MC_TEST_OS_{P}_SUBNET_ID": sn, f"MC_TEST_OS_{P}_ROUTER_ID": r,
+                    f"MC_TEST_OS_{P}_SECURITY_GROUP_ID": sg})
     env.update(MC_TEST_OS_ADMIN_USER="admin", MC_TEST_OS_ADMIN_PASSWORD=E["KS_ADMIN_PASSWORD"],
                MC_TEST_OS_ADMIN_PROJECT="admin", MC_TEST_OS_USER="alice", MC_TEST_OS_PASSWORD="alice-secret",
                MC_TEST_OS_USER_DOMAIN="demo", MC_TEST_OS_SERVICE_PASSWORD=E["OS_SERVICE_PASSWORD"],
                MC_TEST_OS_QUOTA=E["OS_QUOTA"], MC_TEST_OS_USER_ROLES=E["OS_USER_ROLES"],
                MC_TEST_OS_CONTROLLER_ROLES=E["OS_CONTROLLER_ROLES"], MC_TEST_OS_HOST=E["OS_HOST"],
-               MC_TEST_OS_HOME=E["OS_HOME"], MC_TEST_OS_NOTIFICATIONS_URL=E["OS_BUS_URL"])
+               MC_TEST_OS_HOME=E["OS_HOME"], MC_TEST_OS_NOTIFICATIONS_URL=E["OS_BUS_URL"],
+               MC_TEST_OS_KS_HOME=E["KS_HOME"])
     path = os.path.join(E["OS_HOME"], "openstack.env")
     with open(path, "w") as f:
         f.writelines(f"export {k}='{v}'\n" for k, v in env.items())
     os.chmod(path, 0o600)
 
 
+def project_network(T, pname, pid, cidr, ext, quota, user_token):
+    """Project pid's network, subnet and router (on the external network ext) like a
+    tenant's, its Nova quota; the ids of the four and of its "default" security group."""
+    net, nova = URLS["network"] + "/v2.0", URLS["compute"]
+    n = find(f"{net}/networks", "networks", T, name=f"{pname}-network", project_id=pid)
+    n = n[0] if n else req("POST", f"{net}/networks", {"network": {"name": f"{pname}-network",
+                           "project_id": pid}}, tok=T)[2]["network"]
+    sn = find(f"{net}/subnets", "subnets", T, network_id=n["id"])
+    sn = sn[0] if sn else req("POST", f"{net}/subnets", {"subnet": {"name": f"{pname}-subnet",
+        "network_id": n["id"], "project_id": pid, "ip_version": 4, "cidr": cidr,
+        "dns_nameservers": []}}, tok=T)[2]["subnet"]
+    r = find(f"{net}/routers", "routers", T, name=f"{pname}-router", project_id=pid)
+    r = r[0] if r else req("POST", f"{net}/routers", {"router": {"name": f"{pname}-router",
+        "project_id": pid, "external_gateway_info": {"network_id": ext}}}, tok=T)[2]["router"]
+    if not find(f"{net}/ports", "ports", T, device_id=r["id"], network_id=n["id"]):
+        req("PUT", f"{net}/routers/{r['id']}/add_router_interface", {"subnet_id": sn["id"]}, tok=T)
+    # Neutron makes the project's "default" security group when the project first looks.
+    sgs = find(f"{net}/security-groups", "security_groups", user_token, name="default", project_id=pid)
+    req("PUT", f"{nova}/os-quota-sets/{pid}", {"quota_set": quota}, tok=T)
+    return n["id"], sn["id"], r["id"], sgs[0]["id"] if sgs else ""
+
+
+def load():
+    """seed.py load N: projects load0 .. load<N-1> in domain demo for the idle-load
+    benchmark, each a tenant's like demo's (network, router, quota for 12 m1.small), with
+    user "loader" (password loader-secret) as member and kubernetes_admin (Nova and the
+    Kubernikus API let it in) and the controller's roles; the demo
+    users get nothing here, so the suite's projects stay as they are. Prints the ids."""
+    T, d, count = admin_token(), demo_env(), int(sys.argv[2])
+    domain = d["KS_DEMO_DOMAIN_ID"]
+    user = ks_ensure(T, "users", "user", f"name=loader&domain_id={domain}",
+                     {"name": "loader", "domain_id": domain, "password": "loader-secret"})
+    mc = req("GET", f"{KS}/users?name=mission-control&domain_id=default", tok=T)[2]["users"][0]["id"]
+    role = lambda r: ks_ensure(T, "roles", "role", f"name={r}", {"name": r})["id"]  # noqa: E731
+    ext = find(URLS["network"] + "/v2.0/networks", "networks", T, name=EXTERNAL)[0]["id"]
+    quota = {"instances": 12, "cores": 12, "ram": 12 * 2048}
+    for i in range(count):
+        name = f"load{i}"
+        pid = ks_ensure(T, "projects", "project", f"name={name}&domain_id={domain}",
+                        {"name": name, "domain_id": domain})["id"]
+        for r in ("member", "kubernetes_admin"):
+            grant(T, pid, user["id"], role(r))
+        for r in E["OS_CONTROLLER_ROLES"].split():
+            grant(T, pid, mc, role(r))
+        project_network(T, name, pid, f"10.190.{i}.0/24", ext, quota,
+                        token("loader", "loader-secret", domain="demo", project_id=pid))
+        print(name, pid)
+
+
 if __name__ == "__main__":
-    {"register": register, "wait": wait, "seed": seed}[sys.argv[1]]()
+    {"register": register, "wait": wait, "seed": seed, "load": load}[sys.argv[1]]()

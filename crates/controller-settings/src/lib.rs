@@ -114,8 +114,8 @@ pub struct ControllerSettings {
     pub controller_create_retry_cap_seconds: Option<f64>,
     /// Seconds between looks at every kluster while nothing changes: the safety net for
     /// what changes in the cloud unseen (a server deleted by hand is replaced after the next
-    /// one); each costs an idle kluster's project one server listing. Default: 1.5 phases,
-    /// 30 at the default phase.
+    /// one); each costs an idle kluster's project one request to Nova. Default: 2.25 phases, 45
+    /// at the default phase.
     #[arg(long, env = "MC_CONTROLLER_RESYNC_SECONDS")]
     pub controller_resync_seconds: Option<f64>,
     /// Seconds a project may go without a full server listing on a real OpenStack: in

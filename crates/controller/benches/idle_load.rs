@@ -1,29 +1,31 @@
 //! Benchmark (issue 49, item 4): what idle klusters cost the cloud, and how fast a server
-//! deleted behind the controller's back is replaced, in two modes in the same run, on the
+//! deleted behind the controller's back is replaced, in three modes in the same run, on the
 //! real test OpenStack (`scripts/openstack.sh`). Skipped, saying why, when
 //! `MC_TEST_OS_AUTH_URL` is unset.
 //!
-//! - Klusters: `OS_BENCH_KLUSTERS` (default 3) of one node in project demo (one project,
-//!   many klusters) and one of one node in project staging (a project with a lone kluster:
-//!   M such projects cost M times as much).
+//! - Shapes, both at once, in projects `load0`.. that `scripts/openstack.sh seed-load`
+//!   makes (each like demo: network, router, quota for 12 small servers; user `loader`):
+//!   `OS_BENCH_PROJECTS` (default 10) projects of one 1-node kluster each, and one project
+//!   of `OS_BENCH_KLUSTERS` (default 10) 1-node klusters.
 //! - Modes, one after the other on the same klusters and store: every look lists the
 //!   servers in full (`controller_full_listing_seconds = 0`, the baseline: what every
 //!   look cost before), the default (a look asks Nova only what changed since the last
 //!   full listing, listing in full at least every 300 s), and Nova's notifications read
 //!   from the test cloud's RabbitMQ (`MC_TEST_OS_NOTIFICATIONS_URL`; a look asks nothing
 //!   between full listings while the bus is heard). The controller runs at
-//!   production pace (`Tuning::scaled(20 s)`: a look at every kluster every 30 s).
-//! - Per mode, once its controller runs (and its bus reader is connected): the lone
+//!   production pace (`Tuning::scaled(20 s)`).
+//! - Per mode, once its controller runs (and its bus reader is connected): the first lone
 //!   kluster's server is deleted by hand and the times until Nova lists its replacement
 //!   (the reaction) and lists it ACTIVE are taken; then, after the klusters settled
 //!   (`OS_BENCH_SETTLE_SECONDS`, default 100: a change is followed by full listings for a
 //!   minute, `reconcile::listings::CLOCK_MARGIN`), the services' own request logs are
 //!   counted over `OS_BENCH_WINDOW_SECONDS` (default 120), lines naming each project (so
-//!   Neutron's answers to Nova on behalf of the controller's listings count, Nova's own
-//!   periodic work does not).
+//!   Neutron's answers to Nova on behalf of the controller's listings count, and so does
+//!   nova-compute's periodic healing of a server's network info, one server a minute
+//!   per host).
 //!
-//! Run: `source .state/keystone-test/demo.env; eval "$(OS_HOME=$PWD/.state/openstack-test
-//! scripts/openstack.sh env)"; cargo bench -p controller --bench idle_load`.
+//! Run: `scripts/services up; source .state/test-services.env; cargo bench -p controller
+//! --bench idle_load` (as root: the projects are made by `scripts/openstack.sh`).
 
 #[path = "openstack_provision/controller.rs"]
 mod controller_on_os;
@@ -33,6 +35,8 @@ mod nova;
 
 #[path = "idle_load/logs.rs"]
 mod logs;
+#[path = "idle_load/projects.rs"]
+mod projects;
 
 use std::time::{Duration, Instant};
 
@@ -125,6 +129,15 @@ async fn metrics(http: &reqwest::Client, base: &str) -> String {
     }
 }
 
+/// One project of the benchmark: its id, Nova as the controller's user, the owner's token
+/// for the API, and its klusters' names.
+struct Project {
+    id: String,
+    nova: Nova,
+    token: String,
+    names: Vec<String>,
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let Ok(auth_url) = std::env::var("MC_TEST_OS_AUTH_URL") else {
@@ -138,52 +151,53 @@ async fn main() {
         println!("skipped: no test OpenStack logs to count in (set MC_TEST_OS_HOME)");
         return;
     };
-    let k = count("OS_BENCH_KLUSTERS", 3).clamp(1, 4) as usize;
+    let singles = count("OS_BENCH_PROJECTS", 10).clamp(1, 20) as usize;
+    let many = count("OS_BENCH_KLUSTERS", 10).clamp(1, 12) as usize;
     let settle = Duration::from_secs(count("OS_BENCH_SETTLE_SECONDS", 100));
     let window = Duration::from_secs(count("OS_BENCH_WINDOW_SECONDS", 120).max(30));
     let password = service_password();
     let http = reqwest::Client::new();
-    let projects = [
-        ("demo", os("DEMO_PROJECT_ID", "")),
-        ("staging", os("STAGING_PROJECT_ID", "")),
-    ];
-    let mut novas = Vec::new();
-    let mut apis = Vec::new();
-    for (name, id) in &projects {
+    let tag = format!("{PREFIX}i{}", std::process::id() % 100_000);
+    let mut projects = Vec::new();
+    for (i, (_, id)) in projects::seed(singles + 1).into_iter().enumerate() {
+        let scope = keystone::ProjectRef::Id(&id);
         let nova = Nova {
             http: http.clone(),
-            token: sign_in(
-                &auth_url,
-                "mission-control",
-                &password,
-                "Default",
-                keystone::ProjectRef::Id(id),
-            )
-            .await,
+            token: sign_in(&auth_url, "mission-control", &password, "Default", scope).await,
             compute: os("COMPUTE_URL", "http://127.0.0.1:8774/v2.1"),
             project: id.clone(),
         };
         nova.clean_up().await;
-        novas.push(nova);
-        let scope = keystone::ProjectRef::Name {
-            name,
-            domain: "demo",
+        let (user, secret, domain) = projects::USER;
+        let names = match i < singles {
+            true => vec![format!("{tag}-p{i}")],
+            false => (0..many).map(|j| format!("{tag}-k{j}")).collect(),
         };
-        apis.push(sign_in(&auth_url, "alice", "alice-secret", "demo", scope).await);
+        projects.push(Project {
+            token: sign_in(
+                &auth_url,
+                user,
+                secret,
+                domain,
+                keystone::ProjectRef::Id(&id),
+            )
+            .await,
+            id,
+            nova,
+            names,
+        });
     }
     let dir = std::env::temp_dir().join(format!("mc-bench-idle-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
-    let tag = format!("{PREFIX}idle{}", std::process::id() % 100_000);
-    let names: Vec<Vec<String>> = vec![
-        (0..k).map(|i| format!("{tag}-d{i}")).collect(),
-        vec![format!("{tag}-s0")],
-    ];
     println!(
-        "{k} klusters of 1 node in demo, 1 in staging; settle {} s, count {} s per mode; \
-         looks at every kluster every 30 s (production pace)",
+        "{singles} projects of 1 kluster, 1 project of {many} klusters (1 node each); settle {} s, \
+         count {} s per mode; looks at every kluster every {} s (production pace)",
         settle.as_secs(),
-        window.as_secs()
+        window.as_secs(),
+        controller::run::Tuning::scaled(Duration::from_secs(20))
+            .resync_every
+            .as_secs()
     );
 
     let every = controller::reconcile::listings::FULL_AT_LEAST;
@@ -196,19 +210,20 @@ async fn main() {
         Some(url) => modes.push(("Nova's notifications, full every 300 s", every, Some(url))),
         None => println!("no MC_TEST_OS_NOTIFICATIONS_URL: the notifications mode is left out"),
     }
+    let ids: Vec<&str> = projects.iter().map(|p| p.id.as_str()).collect();
     let mut rows = Vec::new();
     for (i, (mode, full, bus)) in modes.into_iter().enumerate() {
         let bus_mode = bus.is_some();
         let (running, stop) = controller(&dir, full, bus).await;
         let base = format!("http://{}", running.addr);
-        let api = |p: usize| Api {
+        let api = |p: &Project| Api {
             http: http.clone(),
             base: base.clone(),
-            token: apis[p].clone(),
+            token: p.token.clone(),
         };
         if i == 0 {
-            for (p, ks) in names.iter().enumerate() {
-                for name in ks {
+            for p in &projects {
+                for name in &p.names {
                     let body = json!({"name": name, "spec": {"nodePools": [{"name": "small", "size": 1,
                         "flavor": os("FLAVOR", "m1.small"), "image": os("IMAGE", "flatcar-stable"),
                         "availabilityZone": "nova"}]}});
@@ -220,9 +235,9 @@ async fn main() {
                 }
             }
         }
-        for (p, ks) in names.iter().enumerate() {
-            for name in ks {
-                active(&novas[p], name, 1, Duration::from_secs(180)).await;
+        for p in &projects {
+            for name in &p.names {
+                active(&p.nova, name, 1, Duration::from_secs(300)).await;
             }
         }
         if bus_mode {
@@ -238,13 +253,13 @@ async fn main() {
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         }
-        // The lone kluster's server deleted by hand, and replaced (a bus reader hears its
+        // A lone kluster's server deleted by hand, and replaced (a bus reader hears its
         // first notifications here), before the klusters settle.
-        let fresh = replace(&novas[1], &names[1][0]).await;
+        let fresh = replace(&projects[0].nova, &projects[0].names[0]).await;
         tokio::time::sleep(settle).await;
         let before = logs::Marks::now(&log_dir);
         tokio::time::sleep(window).await;
-        let counted = before.count(&[&projects[0].1, &projects[1].1]);
+        let counted = before.count(&ids);
         if bus_mode {
             let m = metrics(&http, &base).await;
             let heard: Vec<&str> = m
@@ -261,16 +276,16 @@ async fn main() {
     // Everything goes, through a controller of the last mode.
     let (running, stop) = controller(&dir, Duration::ZERO, None).await;
     let base = format!("http://{}", running.addr);
-    for (p, ks) in names.iter().enumerate() {
+    for p in &projects {
         let api = Api {
             http: http.clone(),
             base: base.clone(),
-            token: apis[p].clone(),
+            token: p.token.clone(),
         };
-        for name in ks {
+        for name in &p.names {
             api.send(reqwest::Method::DELETE, name, None).await;
         }
-        for name in ks {
+        for name in &p.names {
             let t0 = Instant::now();
             while api.send(reqwest::Method::GET, name, None).await != 404 {
                 assert!(t0.elapsed() < Duration::from_secs(180), "{name} deleted");
@@ -283,15 +298,25 @@ async fn main() {
     let minutes = window.as_secs_f64() / 60.0;
     println!("requests per kluster per minute, from the services' logs (Nova, Neutron, Glance, Cinder, Octavia):");
     for (mode, counted, fresh) in &rows {
-        for (p, (project, _)) in projects.iter().enumerate() {
-            let n = names[p].len() as f64;
-            let c = &counted[p];
+        let shapes = [
+            (
+                format!("{singles} projects × 1 kluster"),
+                &counted[..singles],
+                singles,
+            ),
+            (
+                format!("1 project × {many} klusters"),
+                &counted[singles..],
+                many,
+            ),
+        ];
+        for (shape, counts, klusters) in shapes {
+            let sum = logs::Counted::sum(counts);
+            let n = klusters as f64;
             println!(
-                "  {mode:<42} {project:<8} ({} kluster{}): {:.1} ({})",
-                names[p].len(),
-                if names[p].len() == 1 { "" } else { "s" },
-                c.total() as f64 / n / minutes,
-                c.per_service(n * minutes)
+                "  {mode:<42} {shape:<24}: {:.2} ({})",
+                sum.total() as f64 / n / minutes,
+                sum.per_service(n * minutes)
             );
         }
         println!(

@@ -73,16 +73,17 @@ pub const DEFAULT_EVENT_RETENTION: Duration =
 
 impl Tuning {
     /// A control plane takes `phase` to come up; servers boot in half of it; passes run
-    /// every quarter of it (between 50 ms and 1 s), full resyncs every 1.5 phases but at
-    /// least every 15 passes' pause (30 s at the default phase: an idle kluster costs its
-    /// project two server listings a minute); cloud calls time out after `phase`
-    /// (between 1 and 30 s); 8 projects are reconciled at once, each with a budget of
-    /// four call timeouts per pass.
+    /// every quarter of it (between 50 ms and 1 s), full resyncs every 2.25 phases but at
+    /// least every 15 passes' pause (45 s at the default phase: with a full listing every
+    /// 300 s, an idle kluster alone in its project costs about 1.8 requests a minute, and a
+    /// server deleted behind its back is replaced within 45 s and a boot); cloud calls
+    /// time out after `phase` (between 1 and 30 s); 8 projects are reconciled at once,
+    /// each with a budget of four call timeouts per pass.
     pub fn scaled(phase: Duration) -> Tuning {
         let call_timeout = Duration::from_secs(30).min(phase.max(Duration::from_secs(1)));
         let reconcile_every = (phase / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
         let resync_every =
-            (reconcile_every * crate::reconcile::FULL_RESYNC_POLLS).max(phase * 3 / 2);
+            (reconcile_every * crate::reconcile::FULL_RESYNC_POLLS).max(phase * 9 / 4);
         Tuning {
             timing: crate::reconcile::ground::Timing::scaled(phase),
             sim: crate::cloud::sim::SimConfig::scaled(phase),

@@ -43,12 +43,23 @@ impl Counted {
         self.by_service.iter().sum()
     }
 
-    /// "Nova 1.0, Neutron 0.0, …", each divided by `per`.
+    /// The counts of several projects added up.
+    pub fn sum(all: &[Counted]) -> Counted {
+        let mut by_service = vec![0; SERVICES.len()];
+        for c in all {
+            for (s, n) in by_service.iter_mut().zip(&c.by_service) {
+                *s += n;
+            }
+        }
+        Counted { by_service }
+    }
+
+    /// "Nova 1.00, Neutron 0.00, …", each divided by `per`.
     pub fn per_service(&self, per: f64) -> String {
         let parts: Vec<String> = SERVICES
             .iter()
             .zip(&self.by_service)
-            .map(|((name, _, _), n)| format!("{name} {:.1}", *n as f64 / per))
+            .map(|((name, _, _), n)| format!("{name} {:.2}", *n as f64 / per))
             .collect();
         parts.join(", ")
     }

@@ -83,7 +83,7 @@ async fn send(
 }
 
 /// Kluster `k` only waits for its nodes to go (`Seen::waiting_for_nodes`): says so, and
-/// looks again soon.
+/// looks again soon ([`Next::going`]).
 pub async fn wait_for_nodes(
     k: &Kluster,
     servers: &[Server],
@@ -94,7 +94,7 @@ pub async fn wait_for_nodes(
     ctx.normal(k, EventReason::WaitingForDeorbitNodes, &message)
         .await?;
     Ok(Outcome {
-        next: Next::soon(),
+        next: Next::going(),
         ..Outcome::default()
     })
 }

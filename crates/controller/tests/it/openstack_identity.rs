@@ -224,6 +224,7 @@ async fn a_kluster_boots_as_its_own_user_and_takes_it_along() {
         "ignore_password_expiry",
         "ignore_change_password_upon_first_use",
         "ignore_lockout_failure_attempts",
+        "ignore_user_inactivity",
     ] {
         assert_eq!(u["user"]["options"][option], json!(true), "{option}: {u}");
     }

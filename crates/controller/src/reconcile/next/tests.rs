@@ -5,6 +5,19 @@ use super::*;
 const POLL: Duration = Duration::from_millis(100);
 const CAP: Duration = Duration::from_millis(1500);
 
+/// The waits, in ms, of `n` passes in a row that each wish `next`, and the streak after them.
+fn waits(next: Next, n: usize) -> (Vec<u128>, Streak) {
+    let now = Instant::now();
+    let mut streak = Streak::default();
+    let mut waits = Vec::new();
+    for _ in 0..n {
+        let due = next.due(now, POLL, CAP, streak);
+        streak = due.streak;
+        waits.push((due.at.unwrap() - now).as_millis());
+    }
+    (waits, streak)
+}
+
 #[test]
 fn the_soonest_wish_wins() {
     let now = Instant::now();
@@ -37,14 +50,7 @@ fn the_soonest_wish_wins() {
 
 #[test]
 fn work_in_progress_is_looked_at_quickly_at_first_then_every_interval() {
-    let now = Instant::now();
-    let mut streak = Streak::default();
-    let mut waits = Vec::new();
-    for _ in 0..18 {
-        let due = Next::soon().due(now, POLL, CAP, streak);
-        streak = due.streak;
-        waits.push((due.at.unwrap() - now).as_millis());
-    }
+    let (waits, _) = waits(Next::soon(), 18);
     let quarter = [25; SOON_QUARTERS as usize];
     let half = [50; SOON_QUARTERS as usize];
     assert_eq!(waits, [&quarter[..], &half[..], &[100, 100]].concat());
@@ -96,13 +102,7 @@ fn a_change_makes_the_looks_at_work_in_progress_quick_again_but_keeps_a_backoff(
 #[test]
 fn backoff_doubles_up_to_its_cap_and_work_in_progress_resets_it() {
     let now = Instant::now();
-    let mut streak = Streak::default();
-    let mut waits = Vec::new();
-    for _ in 0..6 {
-        let due = Next::backoff().due(now, POLL, CAP, streak);
-        streak = due.streak;
-        waits.push((due.at.unwrap() - now).as_millis());
-    }
+    let (waits, streak) = waits(Next::backoff(), 6);
     assert_eq!(waits, [200, 400, 800, 1500, 1500, 1500]);
     // Something in progress (soon) wins over the backoff and ends its streak.
     let due = Next::backoff()
@@ -156,14 +156,7 @@ fn the_queue_gives_what_is_due_in_time_order() {
 
 #[test]
 fn nodes_going_are_looked_at_every_quarter_twice_as_long_unless_other_work_waits() {
-    let now = Instant::now();
-    let mut streak = Streak::default();
-    let mut waits = Vec::new();
-    for _ in 0..(2 * SOON_QUARTERS + 2) {
-        let due = Next::going().due(now, POLL, CAP, streak);
-        streak = due.streak;
-        waits.push((due.at.unwrap() - now).as_millis());
-    }
+    let (waits, _) = waits(Next::going(), 2 * SOON_QUARTERS as usize + 2);
     let quarters = [25; 2 * SOON_QUARTERS as usize];
     assert_eq!(waits, [&quarters[..], &[100, 100]].concat());
     let both = Next::going().and(Next::soon());
